@@ -1,0 +1,80 @@
+// Public error codes. APPEND-ONLY: never reorder, rename or remove a code;
+// agents match on these strings.
+export const ERROR_CODES = Object.freeze([
+  "UNSUPPORTED_PLATFORM",
+  "PERMISSION_DENIED",
+  "PERMISSION_UNVERIFIED",
+  "INVALID_ARGUMENTS",
+  "APP_NOT_FOUND",
+  "AMBIGUOUS_APP",
+  "WINDOW_NOT_FOUND",
+  "SNAPSHOT_REQUIRED",
+  "SNAPSHOT_STALE",
+  "ELEMENT_INDEX_NOT_FOUND",
+  "ELEMENT_UNRESOLVABLE",
+  "ACTION_UNSUPPORTED",
+  "ACTION_FAILED",
+  "SCREENSHOT_FAILED",
+  "TIMEOUT",
+  "INTERNAL",
+  "HELPER_UNAVAILABLE",
+  "HELPER_INCOMPATIBLE",
+  "HELPER_PROTOCOL_ERROR",
+  "POLICY_DENIED",
+  "BLOCKED_URL",
+  "CONFIRM_REQUIRED",
+  "CONFIRM_DENIED",
+  "FOREGROUND_REQUIRED",
+  "PAUSED",
+  "CANCELLED",
+  "SCREENSHOT_REQUIRED",
+  "COORDINATE_OUT_OF_BOUNDS",
+] as const);
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type ErrorDetails = Record<string, string | number | boolean>;
+
+/** The one error type that crosses every layer; facts as fields, not prose to parse. */
+export class DeckhandError extends Error {
+  readonly code: ErrorCode;
+  readonly remediation: string;
+  readonly details: ErrorDetails;
+  constructor(code: ErrorCode, message: string, opts: { remediation?: string; details?: ErrorDetails } = {}) {
+    super(message);
+    this.name = "DeckhandError";
+    this.code = code;
+    this.remediation = opts.remediation ?? DEFAULT_REMEDIATION[code];
+    this.details = opts.details ?? {};
+  }
+}
+
+export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
+  UNSUPPORTED_PLATFORM: "Run deckhand on a platform with a helper (Linux X11, macOS, Windows).",
+  PERMISSION_DENIED: "Run `deckhand permissions` and grant what it reports as denied.",
+  PERMISSION_UNVERIFIED: "Run `deckhand permissions`; a probe could not confirm the grant.",
+  INVALID_ARGUMENTS: "Check the command's flags with `deckhand <command> --help`.",
+  APP_NOT_FOUND: "Run `deckhand list-apps` and use an executable, desktop id, exact name or pid:N.",
+  AMBIGUOUS_APP: "Use the executable path, desktop id or pid:N of one candidate.",
+  WINDOW_NOT_FOUND: "Run `deckhand list-windows --app <app>` and pick a live window.",
+  SNAPSHOT_REQUIRED: "Run `deckhand get-app-state --app <app>` first.",
+  SNAPSHOT_STALE: "Run `deckhand get-app-state --app <app>` and use the new snapshot.",
+  ELEMENT_INDEX_NOT_FOUND: "Read indices from the current snapshot's elements[].index.",
+  ELEMENT_UNRESOLVABLE: "Re-run get-app-state; do not retry with coordinates.",
+  ACTION_UNSUPPORTED: "Run `deckhand capabilities` to see what this helper supports.",
+  ACTION_FAILED: "Re-run get-app-state and check the element still accepts the action.",
+  SCREENSHOT_FAILED: "Run `deckhand permissions`; the accessibility tree is still usable.",
+  TIMEOUT: "The target or helper did not answer in time; re-observe before acting again.",
+  INTERNAL: "This is a deckhand bug; the log on stderr has details.",
+  HELPER_UNAVAILABLE: "Build or install the platform helper, or pass --helper PATH.",
+  HELPER_INCOMPATIBLE: "Install a helper that speaks this deckhand's protocol major version.",
+  HELPER_PROTOCOL_ERROR: "The helper broke the wire protocol; it was restarted. Re-observe and retry.",
+  POLICY_DENIED: "The policy forbids this target or action; see `deckhand policy-check --app <app>`.",
+  BLOCKED_URL: "The page's URL is blocked by policy.",
+  CONFIRM_REQUIRED: "Configure a confirm hook (--confirm-cmd or DECKHAND_CONFIRM_CMD) for sensitive actions.",
+  CONFIRM_DENIED: "The confirm hook refused this action.",
+  FOREGROUND_REQUIRED: "This input needs the real pointer/keyboard: the operator must grant --allow-foreground.",
+  PAUSED: "deckhand is paused; the operator runs `deckhand resume`.",
+  CANCELLED: "The request was cancelled before it was dispatched.",
+  SCREENSHOT_REQUIRED: "Take a screenshot first; coordinates are pixels of the last screenshot.",
+  COORDINATE_OUT_OF_BOUNDS: "Use a point inside the last screenshot.",
+};

@@ -1,0 +1,335 @@
+// The helper wire protocol: the one source of truth for every frame and
+// every op exchanged between deckhand and a platform helper. JSON Schema
+// (helpers/protocol/schema.json) and golden vectors are generated from here.
+import { z } from "zod";
+
+export const PROTOCOL_VERSION = [1, 0] as const;
+/** Frames larger than this are refused unless the helper's hello lowers it. */
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+const uint = z.number().int().nonnegative();
+const int = z.number().int();
+
+export const Rect = z.strictObject({ x: int, y: int, width: uint, height: uint });
+export type Rect = z.infer<typeof Rect>;
+
+// Error codes a helper may put on the wire. A subset of the public codes.
+export const HELPER_ERROR_CODES = Object.freeze([
+  "INVALID_ARGUMENTS",
+  "APP_NOT_FOUND",
+  "WINDOW_NOT_FOUND",
+  "ELEMENT_UNRESOLVABLE",
+  "ACTION_UNSUPPORTED",
+  "ACTION_FAILED",
+  "PERMISSION_DENIED",
+  "SCREENSHOT_FAILED",
+  "TIMEOUT",
+  "INTERNAL",
+] as const);
+
+export const WireError = z.strictObject({
+  code: z.enum(HELPER_ERROR_CODES),
+  message: z.string(),
+  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+});
+
+// How a capability was verified: "live" = exercised against the real OS by
+// the helper's own test suite; "vectors" = only the wire codec is tested;
+// "unverified" = implemented but not run anywhere we can see.
+export const Verification = z.enum(["live", "vectors", "unverified"]);
+
+export const Capability = z.strictObject({
+  supported: z.boolean(),
+  verified: Verification,
+  note: z.string().optional(),
+});
+
+/** Capability keys. An op or action is dispatched only if its key is supported. */
+export const CAPABILITY_KEYS = Object.freeze([
+  "permissions",
+  "list_apps",
+  "list_windows",
+  "get_tree",
+  "get_tree.cache_bulk",
+  "screenshot",
+  "screenshot.occluded",
+  "screenshot.redact_secure",
+  "hit_test",
+  "action.click",
+  "action.set_value",
+  "action.type_text",
+  "action.select_text",
+  "action.focus",
+  "action.scroll_into_view",
+  "action.secondary",
+  "input.pointer",
+  "input.keyboard",
+  "watch_user_input",
+] as const);
+export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
+
+export const Hello = z.strictObject({
+  type: z.literal("hello"),
+  protocol: z.tuple([uint, uint]),
+  helper: z.strictObject({
+    name: z.string(),
+    version: z.string(),
+    platform: z.enum(["linux", "macos", "windows", "fake"]),
+    backend: z.string(),
+  }),
+  capabilities: z.record(z.string(), Capability),
+  limits: z.strictObject({ max_frame_bytes: uint }).catchall(z.unknown()),
+});
+export type Hello = z.infer<typeof Hello>;
+
+export const Request = z.strictObject({
+  type: z.literal("request"),
+  id: uint,
+  op: z.string(),
+  deadline_ms: uint,
+  args: z.record(z.string(), z.unknown()),
+});
+export type Request = z.infer<typeof Request>;
+
+export const Delivery = z.enum(["not_dispatched", "submitted", "partial", "unknown"]);
+export type Delivery = z.infer<typeof Delivery>;
+export const Route = z.enum(["accessibility", "synthetic", "foreground_input"]);
+export type Route = z.infer<typeof Route>;
+
+export const Cleanup = z.strictObject({
+  keys_released: z.boolean(),
+  buttons_released: z.boolean(),
+  /** null when the op never moved the pointer. */
+  pointer_restored: z.boolean().nullable(),
+});
+
+export const Receipt = z.strictObject({
+  delivery: Delivery,
+  route: Route,
+  cleanup: Cleanup,
+});
+export type Receipt = z.infer<typeof Receipt>;
+
+export const Response = z.strictObject({
+  type: z.literal("response"),
+  id: uint,
+  ok: z.boolean(),
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: WireError.optional(),
+  receipt: Receipt.optional(),
+});
+export type Response = z.infer<typeof Response>;
+
+export const Event = z.strictObject({
+  type: z.literal("event"),
+  event: z.enum(["target_closed", "capture_revoked", "user_input", "permission_changed"]),
+  data: z.record(z.string(), z.unknown()),
+});
+export type Event = z.infer<typeof Event>;
+
+export const Cancel = z.strictObject({ type: z.literal("cancel"), id: uint });
+
+export const Frame = z.discriminatedUnion("type", [Hello, Request, Response, Event, Cancel]);
+export type Frame = z.infer<typeof Frame>;
+
+// ---------------------------------------------------------------- ops
+// Each op: args schema, result schema, whether it mutates (gets a receipt).
+
+export const PermissionCheck = z.strictObject({
+  id: z.string(),
+  status: z.enum(["granted", "denied", "unknown"]),
+  detail: z.string(),
+  remediation: z.string(),
+});
+
+export const WireApp = z.strictObject({
+  pid: uint,
+  name: z.string(),
+  /** Canonical executable path (/proc/PID/exe resolved), null when unreadable. */
+  executable: z.string().nullable(),
+  desktop_id: z.string().nullable(),
+  accessible: z.boolean(),
+  /** Process start witness (Linux: /proc/PID/stat starttime in clock ticks). */
+  start_time: uint.nullable(),
+  window_count: uint,
+});
+export type WireApp = z.infer<typeof WireApp>;
+
+export const WireWindow = z.strictObject({
+  window_id: uint,
+  /** 0 is the bottom of the stacking order. */
+  z_index: uint,
+  title: z.string(),
+  bounds: Rect,
+  minimized: z.boolean(),
+  pid: uint.nullable(),
+});
+export type WireWindow = z.infer<typeof WireWindow>;
+
+export const WireNode = z.strictObject({
+  /** Child indices from the window's root accessible; [] is the root. */
+  path: z.array(uint),
+  role: z.string(),
+  name: z.string(),
+  description: z.string(),
+  /** Always null for a secure (password) field: its value is never read. */
+  value: z.string().nullable(),
+  states: z.array(z.string()),
+  bounds: Rect.nullable(),
+  actions: z.array(z.string()),
+  identifier: z.string(),
+  secure: z.boolean(),
+  child_count: uint,
+});
+export type WireNode = z.infer<typeof WireNode>;
+
+export const WireLocator = z.strictObject({
+  path: z.array(uint),
+  role: z.string(),
+  name: z.string(),
+  identifier: z.string(),
+});
+export type WireLocator = z.infer<typeof WireLocator>;
+
+export const InputStep = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("move"), x: int, y: int }),
+  z.strictObject({ kind: z.literal("button"), button: z.enum(["left", "right", "middle", "back", "forward"]), down: z.boolean() }),
+  z.strictObject({
+    kind: z.literal("click"),
+    x: int,
+    y: int,
+    button: z.enum(["left", "right", "middle", "back", "forward"]),
+    count: z.number().int().min(1).max(3),
+    modifiers: z.array(z.string()),
+  }),
+  z.strictObject({ kind: z.literal("key"), key: z.string(), down: z.boolean() }),
+  z.strictObject({ kind: z.literal("tap"), keys: z.array(z.string()).min(1), repeat: z.number().int().min(1).max(100) }),
+  z.strictObject({ kind: z.literal("type"), text: z.string() }),
+  z.strictObject({ kind: z.literal("scroll"), x: int.nullable(), y: int.nullable(), dx: int, dy: int }),
+  z.strictObject({ kind: z.literal("wait"), ms: z.number().int().min(0).max(10000) }),
+]);
+export type InputStep = z.infer<typeof InputStep>;
+
+export const ElementActionName = z.enum([
+  "click",
+  "set_value",
+  "type_text",
+  "select_text",
+  "focus",
+  "scroll_into_view",
+  "secondary",
+]);
+
+export const OPS = {
+  permissions: {
+    mutates: false,
+    capability: "permissions",
+    args: z.strictObject({}),
+    result: z.strictObject({ checks: z.array(PermissionCheck) }),
+  },
+  list_apps: {
+    mutates: false,
+    capability: "list_apps",
+    args: z.strictObject({}),
+    result: z.strictObject({ apps: z.array(WireApp) }),
+  },
+  list_windows: {
+    mutates: false,
+    capability: "list_windows",
+    args: z.strictObject({ pid: uint.nullable() }),
+    result: z.strictObject({ windows: z.array(WireWindow) }),
+  },
+  get_tree: {
+    mutates: false,
+    capability: "get_tree",
+    args: z.strictObject({
+      pid: uint,
+      window_id: uint,
+      max_depth: uint,
+      max_children: uint,
+      max_nodes: uint,
+    }),
+    result: z.strictObject({
+      nodes: z.array(WireNode),
+      truncated: z.boolean(),
+      source: z.enum(["cache", "walk", "scripted"]),
+    }),
+  },
+  screenshot: {
+    mutates: false,
+    capability: "screenshot",
+    args: z.strictObject({
+      window_id: uint,
+      /** Absolute path of the PNG to write (the orchestrator owns retention). */
+      path: z.string(),
+      /** Black out every visible secure field of this window before writing. */
+      redact_secure: z.boolean(),
+      /** Extra screen rectangles to black out. */
+      redact: z.array(Rect),
+    }),
+    result: z.strictObject({
+      path: z.string(),
+      width: uint,
+      height: uint,
+      /** Screen position of the image's top-left pixel. */
+      origin: z.strictObject({ x: int, y: int }),
+      /** Image pixels per screen pixel. */
+      scale: z.number().positive(),
+      method: z.string(),
+      redacted: uint,
+    }),
+  },
+  hit_test: {
+    mutates: false,
+    capability: "hit_test",
+    args: z.strictObject({ x: int, y: int }),
+    result: z.strictObject({
+      pid: uint.nullable(),
+      window_id: uint.nullable(),
+      node: WireNode.nullable(),
+    }),
+  },
+  element_action: {
+    mutates: true,
+    capability: null, // per action: "action.<name>"
+    args: z.strictObject({
+      pid: uint,
+      window_id: uint,
+      locator: WireLocator,
+      action: ElementActionName,
+      /** set_value: the new value. type_text: text inserted at the caret. */
+      text: z.string().nullable(),
+      /** select_text: character offsets [start, end). */
+      start: uint.nullable(),
+      end: uint.nullable(),
+      /** secondary: the advertised action name. */
+      action_name: z.string().nullable(),
+    }),
+    result: z.strictObject({
+      performed: z.boolean(),
+      /** A read-back predicate the helper actually checked, if any. */
+      verified: z.boolean().nullable(),
+      verification: z.string().nullable(),
+    }),
+  },
+  input: {
+    mutates: true,
+    capability: null, // input.pointer and/or input.keyboard by step kind
+    args: z.strictObject({
+      steps: z.array(InputStep).min(1),
+      restore_pointer: z.boolean(),
+    }),
+    result: z.strictObject({ steps_completed: uint }),
+  },
+  watch_user_input: {
+    mutates: false,
+    capability: "watch_user_input",
+    args: z.strictObject({ enabled: z.boolean() }),
+    result: z.strictObject({ watching: z.boolean() }),
+  },
+} as const;
+
+export type OpName = keyof typeof OPS;
+export const OP_NAMES = Object.freeze(Object.keys(OPS) as OpName[]);
+export type OpArgs<O extends OpName> = z.infer<(typeof OPS)[O]["args"]>;
+export type OpResult<O extends OpName> = z.infer<(typeof OPS)[O]["result"]>;
