@@ -1,0 +1,159 @@
+// argv -> command args, derived from the zod schemas: a field fooBar is the
+// flag --foo-bar; booleans take no value; arrays repeat; objects are JSON.
+import { z } from "zod";
+import { DeckhandError } from "../protocol/errors.ts";
+
+export type FlagKind = "string" | "number" | "boolean" | "enum" | "string[]" | "json";
+
+export interface FlagSpec {
+  field: string;
+  flag: string;
+  kind: FlagKind;
+  required: boolean;
+  description: string;
+  choices?: string[];
+}
+
+export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+
+type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };
+
+function describe(schema: z.ZodType): string {
+  return (schema as unknown as { description?: string }).description ?? "";
+}
+
+function specOf(field: string, schema: z.ZodType): FlagSpec {
+  let s = schema;
+  let required = true;
+  let description = describe(s);
+  for (;;) {
+    const def = (s as unknown as { _zod: { def: AnyDef } })._zod.def;
+    if (def.type === "optional" || def.type === "default") {
+      required = false;
+      s = def.innerType!;
+      description ||= describe(s);
+      continue;
+    }
+    const base = { field, flag: `--${kebab(field)}`, required, description };
+    switch (def.type) {
+      case "string":
+        return { ...base, kind: "string" };
+      case "number":
+        return { ...base, kind: "number" };
+      case "boolean":
+        return { ...base, kind: "boolean" };
+      case "enum":
+        return { ...base, kind: "enum", choices: Object.values(def.entries ?? {}) };
+      case "array": {
+        const el = (def.element as unknown as { _zod: { def: AnyDef } })._zod.def;
+        return { ...base, kind: el.type === "string" ? "string[]" : "json" };
+      }
+      default:
+        return { ...base, kind: "json" };
+    }
+  }
+}
+
+export function flagSpecs(schema: z.ZodObject): FlagSpec[] {
+  return Object.entries(schema.shape).map(([field, s]) => specOf(field, s as z.ZodType));
+}
+
+/** Operator flags: accepted by every command, never part of a request's args. */
+export interface OperatorFlags {
+  json: boolean;
+  help: boolean;
+  helper?: string;
+  allowForeground: boolean;
+  confirmCmd?: string;
+  policy?: string;
+}
+
+const OPERATOR_VALUE_FLAGS = new Set(["--helper", "--confirm-cmd", "--policy"]);
+
+function bad(message: string, flag?: string): DeckhandError {
+  return new DeckhandError("INVALID_ARGUMENTS", message, { details: flag ? { flag } : {} });
+}
+
+export function parseFlags(schema: z.ZodObject, argv: string[]): { args: Record<string, unknown>; operator: OperatorFlags } {
+  const specs = new Map(flagSpecs(schema).map((s) => [s.flag, s]));
+  const operator: OperatorFlags = { json: false, help: false, allowForeground: false };
+  const args: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (!token.startsWith("--")) throw bad(`unexpected argument ${JSON.stringify(token.slice(0, 40))}`);
+    const eq = token.indexOf("=");
+    const name = eq > 0 ? token.slice(0, eq) : token;
+    const inline = eq > 0 ? token.slice(eq + 1) : undefined;
+    const takeValue = (): string => {
+      if (inline !== undefined) return inline;
+      const v = argv[i + 1];
+      if (v === undefined) throw bad(`${name} needs a value`, name);
+      i++;
+      return v;
+    };
+    if (name === "--json") { operator.json = true; continue; }
+    if (name === "--help" || name === "-h") { operator.help = true; continue; }
+    if (name === "--allow-foreground") { operator.allowForeground = true; continue; }
+    if (OPERATOR_VALUE_FLAGS.has(name)) {
+      const v = takeValue();
+      if (name === "--helper") operator.helper = v;
+      else if (name === "--confirm-cmd") operator.confirmCmd = v;
+      else operator.policy = v;
+      continue;
+    }
+    const spec = specs.get(name);
+    if (!spec) throw bad(`unknown flag ${name}`, name);
+    switch (spec.kind) {
+      case "boolean":
+        if (inline !== undefined && inline !== "true" && inline !== "false") throw bad(`${name} takes no value`, name);
+        args[spec.field] = inline !== "false";
+        break;
+      case "number": {
+        const raw = takeValue();
+        if (!/^-?\d+$/.test(raw)) throw bad(`${name} must be an integer`, name);
+        args[spec.field] = Number(raw);
+        break;
+      }
+      case "string":
+      case "enum":
+        if (args[spec.field] !== undefined) throw bad(`${name} given twice`, name);
+        args[spec.field] = takeValue();
+        break;
+      case "string[]": {
+        const list = (args[spec.field] as string[] | undefined) ?? [];
+        list.push(takeValue());
+        args[spec.field] = list;
+        break;
+      }
+      case "json": {
+        const raw = takeValue();
+        try {
+          args[spec.field] = JSON.parse(raw);
+        } catch {
+          throw bad(`${name} must be JSON`, name);
+        }
+        break;
+      }
+    }
+  }
+  return { args, operator };
+}
+
+export function helpText(command: string, summary: string, schema: z.ZodObject): string {
+  const lines = [`deckhand ${command} — ${summary}`, "", "Flags:"];
+  for (const s of flagSpecs(schema)) {
+    const value = s.kind === "boolean" ? "" : s.kind === "enum" ? ` <${s.choices!.join("|")}>` : s.kind === "number" ? " <n>" : s.kind === "json" ? " <json>" : " <text>";
+    const rep = s.kind === "string[]" ? " (repeatable)" : "";
+    lines.push(`  ${(s.flag + value).padEnd(34)} ${s.required ? "(required) " : ""}${s.description}${rep}`);
+  }
+  lines.push(
+    "",
+    "Operator flags (any command):",
+    "  --json                             print the JSON envelope",
+    "  --helper <path>                    platform helper binary",
+    "  --allow-foreground                 grant real pointer/keyboard input",
+    "  --confirm-cmd <argv>               hook run for sensitive actions (no shell)",
+    "  --policy <path>                    user policy file",
+  );
+  return lines.join("\n");
+}

@@ -1,0 +1,40 @@
+// Readable output for people at a terminal (the default without --json).
+import type { CommandName } from "../protocol/commands.ts";
+
+type Any = Record<string, any>;
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+}
+
+export function humanOutput(command: CommandName | string, result: unknown): string {
+  const r = result as Any;
+  switch (command) {
+    case "list-apps":
+      return table([["NAME", "PID", "ACCESSIBLE", "WINDOWS", "EXECUTABLE"], ...r.apps.map((a: Any) => [a.name, String(a.pid), a.accessible ? "yes" : "no", String(a.windowCount), a.executable ?? "-"])]);
+    case "list-windows":
+      return table([["INDEX", "ID", "TITLE", "BOUNDS", "MINIMIZED"], ...r.windows.map((w: Any) => [String(w.windowIndex), String(w.windowId), w.title, `${w.bounds.x},${w.bounds.y} ${w.bounds.width}x${w.bounds.height}`, w.minimized ? "yes" : "no"])]);
+    case "get-app-state": {
+      const s = r.snapshot;
+      const shot = r.screenshot ? `screenshot: ${r.screenshot.path} (${r.screenshot.width}x${r.screenshot.height})` : `screenshot: none${r.screenshotError ? ` (${r.screenshotError.code}: ${r.screenshotError.message})` : ""}`;
+      return [`${r.app.name} (pid ${r.app.pid}) — window ${r.window.windowId} "${r.window.title}"`, `snapshot ${s.snapshotId}, ${s.elementCount} elements${s.truncated ? " (truncated)" : ""}, expires ${s.expiresAt}`, shot, "", s.treeText].join("\n");
+    }
+    case "permissions":
+      return [r.allGranted ? "all granted" : "NOT all granted", ...r.checks.map((c: Any) => `  ${c.status.padEnd(8)} ${c.id}: ${c.detail}${c.status !== "granted" ? `\n           fix: ${c.remediation}` : ""}`)].join("\n");
+    case "capabilities":
+      return [
+        `deckhand ${r.deckhand.version} (protocol ${r.deckhand.protocol}) with ${r.helper.name} ${r.helper.version} [${r.helper.backend}]`,
+        `actions: ${r.actions.join(", ") || "none"}`,
+        r.unsupportedActions.length ? `unsupported: ${r.unsupportedActions.join(", ")}` : "",
+        ...Object.entries(r.capabilities as Any).map(([k, c]: [string, Any]) => `  ${c.supported ? "yes" : "no "} ${k.padEnd(26)} verified: ${c.verified}${c.note ? ` — ${c.note}` : ""}`),
+      ].filter(Boolean).join("\n");
+    case "screenshot":
+      return `${r.screenshot.path} (${r.screenshot.width}x${r.screenshot.height})`;
+    default:
+      if (r && typeof r === "object" && "delivery" in r) {
+        return `${r.action}: delivery ${r.delivery} via ${r.route ?? "-"}${r.verification?.verified === true ? ", verified" : ""}${r.observation ? `\nnew snapshot ${r.observation.snapshot.snapshotId}` : ""}`;
+      }
+      return JSON.stringify(result, null, 2);
+  }
+}

@@ -1,0 +1,97 @@
+// `deckhand <command> [flags]`: argv in, one envelope (--json) or readable
+// text out, exit 0 on success and 1 on any failure. Diagnostics on stderr.
+import { COMMAND_SUMMARY, COMMANDS, ARGS } from "../protocol/commands.ts";
+import { DeckhandError } from "../protocol/errors.ts";
+import { Engine } from "../engine/engine.ts";
+import { createSafety } from "../engine/default-safety.ts";
+import { VERSION } from "../version.ts";
+import { fail } from "./envelope.ts";
+import { helpText, parseFlags } from "./flags.ts";
+import { humanOutput } from "./human.ts";
+import { isCommand, runCommand } from "./run-command.ts";
+
+const log = (m: string) => process.stderr.write(`deckhand: ${m}\n`);
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.length));
+  return [
+    `deckhand ${VERSION} — see and operate desktop applications for AI agents`,
+    "",
+    "Usage: deckhand <command> [flags] [--json]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.padEnd(width)}  ${COMMAND_SUMMARY[c]}`),
+    `  ${"serve".padEnd(width)}  NDJSON requests on stdin, envelopes on stdout (--adapter native|openai|anthropic)`,
+    `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env`,
+    "",
+    "`deckhand <command> --help` lists a command's flags.",
+  ].join("\n");
+}
+
+async function readAllStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function print(json: boolean, envelope: ReturnType<typeof fail> | { ok: true; command: string; result: unknown }): number {
+  if (json) {
+    process.stdout.write(JSON.stringify(envelope) + "\n");
+  } else if (envelope.ok) {
+    process.stdout.write(humanOutput(envelope.command, envelope.result) + "\n");
+  } else {
+    process.stderr.write(`error: ${envelope.error.code}: ${envelope.error.message}\n`);
+    if (envelope.error.remediation) process.stderr.write(`hint: ${envelope.error.remediation}\n`);
+  }
+  return envelope.ok ? 0 : 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  const wantsJson = argv.includes("--json");
+  if (first === "--version" || first === "-v" || first === "version") {
+    process.stdout.write(wantsJson ? JSON.stringify({ schemaVersion: 1, ok: true, command: "version", result: { version: VERSION } }) + "\n" : `${VERSION}\n`);
+    return 0;
+  }
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(usage() + "\n");
+    return first === undefined ? 1 : 0;
+  }
+  if (first === "desktop") {
+    const { desktopMain } = await import("../desktop/index.ts");
+    return await desktopMain(rest);
+  }
+  if (first === "serve") {
+    const { serveMain } = await import("./serve.ts");
+    return await serveMain(rest);
+  }
+  if (!isCommand(first)) {
+    return print(wantsJson, fail("deckhand", new DeckhandError("INVALID_ARGUMENTS", `unknown command ${JSON.stringify(first.slice(0, 60))}`, { details: { stage: "routing" } })));
+  }
+  let parsed;
+  try {
+    parsed = parseFlags(ARGS[first], rest);
+  } catch (err) {
+    return print(wantsJson, fail(first, err, log));
+  }
+  if (parsed.operator.help) {
+    process.stdout.write(helpText(first, COMMAND_SUMMARY[first], ARGS[first]) + "\n");
+    return 0;
+  }
+  const operator = {
+    helperPath: parsed.operator.helper,
+    allowForeground: parsed.operator.allowForeground,
+    confirmCmd: parsed.operator.confirmCmd,
+    policyPath: parsed.operator.policy,
+  };
+  let engine: Engine | null = null;
+  try {
+    engine = new Engine(operator, createSafety(operator, process.env));
+    const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin }, log);
+    return print(parsed.operator.json, envelope);
+  } catch (err) {
+    return print(parsed.operator.json, fail(first, err, log));
+  } finally {
+    await engine?.close();
+  }
+}

@@ -1,0 +1,127 @@
+// `deckhand serve`: NDJSON requests {id, command, args} on stdin, one
+// envelope plus the same id per request on stdout. Requests are pipelined;
+// mutations on one target are serialised by the engine. EOF: finish what is
+// in flight, stop the helper, exit.
+import { createInterface } from "node:readline";
+import { DeckhandError } from "../protocol/errors.ts";
+import { runProgramValue, type CallContext } from "../commands/index.ts";
+import { Engine, type OperatorOptions } from "../engine/engine.ts";
+import { createSafety } from "../engine/default-safety.ts";
+import type { CancelToken } from "../program/executor.ts";
+import { fail, ok, type Envelope } from "./envelope.ts";
+import { runCommand } from "./run-command.ts";
+
+const log = (m: string) => process.stderr.write(`deckhand serve: ${m}\n`);
+
+export interface ServeOptions extends OperatorOptions {
+  adapter?: "native";
+}
+
+function parseServeArgs(argv: string[]): ServeOptions {
+  const opts: ServeOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new DeckhandError("INVALID_ARGUMENTS", `${a} needs a value`);
+      return v;
+    };
+    if (a === "--allow-foreground") opts.allowForeground = true;
+    else if (a === "--helper") opts.helperPath = value();
+    else if (a === "--confirm-cmd") opts.confirmCmd = value();
+    else if (a === "--policy") opts.policyPath = value();
+    else if (a === "--adapter") {
+      const v = value();
+      if (v !== "native") throw new DeckhandError("INVALID_ARGUMENTS", `adapter ${JSON.stringify(v)} is not available`);
+      opts.adapter = v;
+    } else throw new DeckhandError("INVALID_ARGUMENTS", `unknown serve flag ${a}`);
+  }
+  return opts;
+}
+
+type Line = { id: unknown; envelope: Envelope };
+
+export class ServeSession {
+  private inflight = new Set<Promise<void>>();
+  private cancels = new Map<string, CancelToken>();
+
+  constructor(
+    readonly engine: Engine,
+    private readonly write: (line: Line) => void,
+  ) {}
+
+  handleLine(text: string): void {
+    if (!text.trim()) return;
+    const p = this.handle(text).catch((err) => this.write({ id: null, envelope: fail("deckhand", err, log) }));
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
+  }
+
+  private async handle(text: string): Promise<void> {
+    let req: { id?: unknown; command?: unknown; args?: unknown };
+    try {
+      req = JSON.parse(text);
+    } catch {
+      this.write({ id: null, envelope: fail("deckhand", new DeckhandError("INVALID_ARGUMENTS", "request is not valid JSON")) });
+      return;
+    }
+    if (!req || typeof req !== "object" || Array.isArray(req)) {
+      this.write({ id: null, envelope: fail("deckhand", new DeckhandError("INVALID_ARGUMENTS", "request must be an object {id, command, args}")) });
+      return;
+    }
+    const id = typeof req.id === "string" || typeof req.id === "number" ? req.id : null;
+    const command = typeof req.command === "string" ? req.command : "";
+    const key = String(id);
+    if (command === "cancel") {
+      const target = (req.args as { id?: unknown } | undefined)?.id;
+      const token = this.cancels.get(String(target));
+      if (token) token.cancelled = true;
+      this.write({ id, envelope: ok("cancel", { id: target ?? null, cancelled: token !== undefined }) });
+      return;
+    }
+    const cancel: CancelToken = { cancelled: false };
+    this.cancels.set(key, cancel);
+    const ctx: CallContext = { cancel };
+    try {
+      if (command === "run") {
+        // In serve the program travels in the request: {command: "run", args: {program: {...}}}.
+        const program = (req.args as { program?: unknown } | undefined)?.program;
+        let envelope: Envelope;
+        try {
+          envelope = ok("run", await runProgramValue(this.engine, program, ctx));
+        } catch (err) {
+          envelope = fail("run", err, log);
+        }
+        this.write({ id, envelope });
+        return;
+      }
+      const envelope = await runCommand(this.engine, command, req.args ?? {}, ctx, log);
+      this.write({ id, envelope });
+    } finally {
+      this.cancels.delete(key);
+    }
+  }
+
+  async drain(): Promise<void> {
+    while (this.inflight.size) await Promise.all([...this.inflight]);
+  }
+}
+
+export async function serveMain(argv: string[]): Promise<number> {
+  let opts: ServeOptions;
+  try {
+    opts = parseServeArgs(argv);
+  } catch (err) {
+    process.stdout.write(JSON.stringify({ id: null, ...fail("serve", err) }) + "\n");
+    return 1;
+  }
+  const engine = new Engine(opts, createSafety(opts, process.env));
+  const session = new ServeSession(engine, ({ id, envelope }) => {
+    process.stdout.write(JSON.stringify({ id, ...envelope }) + "\n");
+  });
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of rl) session.handleLine(line);
+  await session.drain();
+  await engine.close();
+  return 0;
+}

@@ -1,0 +1,288 @@
+// The dispatcher: one handler per command of the frozen inventory. The
+// failure order is fixed: routing and flag parsing happen before we get here;
+// then helper resolution, action support, permission gate, stdin read, app,
+// window, snapshot, element, replay, OS call.
+import { DeckhandError } from "../protocol/errors.ts";
+import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, type CommandArgs, type CommandName } from "../protocol/commands.ts";
+import { Program } from "../protocol/program.ts";
+import { PROTOCOL_VERSION } from "../wire/messages.ts";
+import type { Engine } from "../engine/engine.ts";
+import { appStateResult, captureWindow, observe } from "../engine/observe.ts";
+import { appWindows, resolveApp, resolveWindow } from "../engine/resolve.ts";
+import { compileCommand } from "../program/compile.ts";
+import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
+import { VERSION } from "../version.ts";
+
+export interface CallContext {
+  /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
+  readStdin?: () => Promise<string>;
+  cancel?: CancelToken;
+}
+
+type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<unknown>;
+
+/** Which helper capability an action command needs at minimum (checked before dispatch). */
+const ACTION_CAPABILITY: Partial<Record<CommandName, string>> = {
+  "set-value": "action.set_value",
+  "select-text": "action.select_text",
+  focus: "action.focus",
+  "perform-secondary-action": "action.secondary",
+};
+
+let permissionChecked = new WeakSet<object>();
+
+/** Stage "permission gate": a definitively denied accessibility bus stops everything but reporting. */
+async function permissionGate(engine: Engine): Promise<void> {
+  const { supervisor, hello } = await engine.helper();
+  if (permissionChecked.has(hello)) return;
+  if (hello.capabilities.permissions?.supported) {
+    const { result } = await supervisor.request("permissions", {});
+    const denied = result.checks.find((c) => c.status === "denied" && (c.id === "atspi_bus" || c.id === "accessibility_enabled" || c.id === "x_display" || c.id === "accessibility"));
+    if (denied) {
+      throw new DeckhandError("PERMISSION_DENIED", `${denied.id}: ${denied.detail}`, { remediation: denied.remediation, details: { permission: denied.id } });
+    }
+  }
+  permissionChecked.add(hello);
+}
+
+async function readSecret(ctx: CallContext, flag: string): Promise<string> {
+  if (!ctx.readStdin) throw new DeckhandError("INVALID_ARGUMENTS", `${flag} reads stdin, which this mode does not have; pass the value in the request`);
+  const raw = await ctx.readStdin();
+  // One trailing newline is the shell's, not the secret's.
+  return raw.endsWith("\r\n") ? raw.slice(0, -2) : raw.endsWith("\n") ? raw.slice(0, -1) : raw;
+}
+
+function singleResult(command: string, receipt: ProgramReceipt) {
+  const step = receipt.steps[0]!;
+  if (step.status !== "completed") {
+    const e = step.error!;
+    throw new DeckhandError(e.code as never, e.message, { details: { ...e.details, delivery: step.delivery } });
+  }
+  return {
+    action: command,
+    app: receipt.app,
+    snapshotId: receipt.snapshotId,
+    windowId: receipt.windowId,
+    elementIndex: step.elementIndex,
+    performed: step.delivery === "submitted",
+    delivery: step.delivery,
+    route: step.route,
+    verification: step.verification,
+    cleanup: step.cleanup,
+    observation: receipt.observation,
+    ...(receipt.observationError ? { observationError: receipt.observationError } : {}),
+  };
+}
+
+function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
+  return async (engine, args, ctx) => {
+    const { hello } = await engine.helper();
+    const cap = ACTION_CAPABILITY[command];
+    if (cap) engine.requireCapability(hello, cap as never, command);
+    engine.safety.checkPaused(command);
+    await permissionGate(engine);
+    let secret: string | undefined;
+    const a = args as Record<string, unknown>;
+    if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
+    const program = compileCommand(command, a, secret);
+    const receipt = await engine.serialized(`app:${program.app}`, () => runProgram(engine, program, { command, cancel: ctx.cancel }));
+    return singleResult(command, receipt);
+  };
+}
+
+export const HANDLERS: { [C in CommandName]: Handler<C> } = {
+  async capabilities(engine) {
+    const { supervisor, hello } = await engine.helper();
+    const caps = hello.capabilities;
+    const supportedCaps = (k: string) => caps[k]?.supported === true;
+    const actionNeeds: Record<string, string[]> = {
+      click: ["action.click"],
+      "set-value": ["action.set_value"],
+      "type-text": ["action.type_text"],
+      "press-key": ["input.keyboard"],
+      hotkey: ["input.keyboard"],
+      scroll: ["action.scroll_into_view"],
+      drag: ["input.pointer"],
+      "select-text": ["action.select_text"],
+      focus: ["action.focus"],
+      "perform-secondary-action": ["action.secondary"],
+      wait: [],
+    };
+    const actions = ACTIONS.filter((a) => actionNeeds[a]!.every(supportedCaps));
+    return {
+      deckhand: { version: VERSION, protocol: PROTOCOL_VERSION.join(".") },
+      platform: process.platform,
+      helper: {
+        name: hello.helper.name,
+        version: hello.helper.version,
+        backend: hello.helper.backend,
+        protocol: hello.protocol.join("."),
+        path: engine.helperLocation?.path ?? null,
+        source: engine.helperLocation?.source ?? null,
+        pid: supervisor.pid,
+      },
+      supported: actions.length > 0,
+      commands: COMMANDS,
+      actions,
+      unsupportedActions: ACTIONS.filter((a) => !actions.includes(a)),
+      capabilities: caps,
+      features: {
+        screenshot: supportedCaps("screenshot"),
+        occludedScreenshot: supportedCaps("screenshot.occluded"),
+        stdinSecrets: true,
+        crossInvocationSnapshots: true,
+        foregroundInput: supportedCaps("input.pointer") || supportedCaps("input.keyboard"),
+        foregroundGranted: engine.safety.foregroundGranted(),
+      },
+      limits: hello.limits,
+      helperStderr: supervisor.stderr.tail(20),
+    };
+  },
+
+  async permissions(engine) {
+    const { supervisor, hello } = await engine.helper();
+    const { result } = await supervisor.request("permissions", {});
+    const checks = result.checks.map((c) => ({ ...c, granted: c.status === "granted", probed: c.status !== "unknown" }));
+    return {
+      platform: process.platform,
+      helper: `${hello.helper.name} ${hello.helper.version}`,
+      allGranted: checks.every((c) => c.granted),
+      checks,
+      helperStderr: supervisor.stderr.tail(20),
+    };
+  },
+
+  async "list-apps"(engine) {
+    const { supervisor } = await engine.helper();
+    const { result } = await supervisor.request("list_apps", {});
+    const apps = result.apps
+      .map((a) => ({ name: a.name, pid: a.pid, executable: a.executable, desktopId: a.desktop_id, accessible: a.accessible, windowCount: a.window_count }))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.pid - b.pid);
+    return { apps };
+  },
+
+  async "list-windows"(engine, args) {
+    await engine.helper();
+    const app = await resolveApp(engine, args.app);
+    engine.safety.checkApp(app, null, "list-windows");
+    const windows = await appWindows(engine, app.pid);
+    return {
+      app: { name: app.name, pid: app.pid, executable: app.executable },
+      windows: windows.map((w, i) => ({ windowId: w.window_id, windowIndex: i, title: w.title, bounds: w.bounds, minimized: w.minimized, zIndex: w.z_index })),
+    };
+  },
+
+  async "get-app-state"(engine, args) {
+    const { hello } = await engine.helper();
+    engine.requireCapability(hello, "get_tree", "get-app-state");
+    await permissionGate(engine);
+    const app = await resolveApp(engine, args.app);
+    const { window } = await resolveWindow(engine, app, args);
+    const decision = engine.safety.checkApp(app, window, "get-app-state");
+    const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes });
+    engine.safety.audit({ command: "get-app-state", appId: app.executable ?? app.name, pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
+    return appStateResult(snapshot, app);
+  },
+
+  async screenshot(engine, args) {
+    const { hello } = await engine.helper();
+    engine.requireCapability(hello, "screenshot", "screenshot");
+    await permissionGate(engine);
+    let windowId = 0;
+    let app = null;
+    if (args.app) {
+      app = await resolveApp(engine, args.app);
+      const { window } = await resolveWindow(engine, app, args);
+      engine.safety.checkApp(app, window, "screenshot");
+      windowId = window.window_id;
+    } else if (args.windowId !== undefined || args.windowIndex !== undefined) {
+      throw new DeckhandError("INVALID_ARGUMENTS", "--window-id and --window-index need --app");
+    }
+    const name = `shot_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    const out = await captureWindow(engine, windowId, name);
+    if (!out.screenshot) throw new DeckhandError(out.screenshotError!.code === "TIMEOUT" ? "TIMEOUT" : "SCREENSHOT_FAILED", out.screenshotError!.message);
+    return { app: app ? { name: app.name, pid: app.pid } : null, windowId, screenshot: out.screenshot };
+  },
+
+  click: actionHandler("click"),
+  "set-value": actionHandler("set-value", "valueStdin"),
+  "type-text": actionHandler("type-text", "textStdin"),
+  "press-key": actionHandler("press-key"),
+  hotkey: actionHandler("hotkey"),
+  scroll: actionHandler("scroll"),
+  drag: actionHandler("drag"),
+  "select-text": actionHandler("select-text"),
+  focus: actionHandler("focus"),
+  "perform-secondary-action": actionHandler("perform-secondary-action"),
+
+  async run(engine, _args, ctx) {
+    await engine.helper();
+    engine.safety.checkPaused("run");
+    await permissionGate(engine);
+    if (!ctx.readStdin) throw new DeckhandError("INVALID_ARGUMENTS", "run reads its program from stdin; in serve use the program request");
+    const raw = await ctx.readStdin();
+    return await runProgramText(engine, raw, ctx);
+  },
+
+  async "policy-check"(engine, args) {
+    await engine.helper();
+    const app = await resolveApp(engine, args.app);
+    try {
+      const d = engine.safety.checkApp(app, null, "policy-check");
+      return { app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId }, decision: "allow", source: d.source, rule: d.rule };
+    } catch (err) {
+      if (err instanceof DeckhandError && err.code === "POLICY_DENIED") {
+        return { app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId }, decision: "deny", source: String(err.details.source ?? "policy"), rule: String(err.details.rule ?? "") };
+      }
+      throw err;
+    }
+  },
+
+  async pause() {
+    throw new DeckhandError("ACTION_UNSUPPORTED", "pause is wired by the CLI layer");
+  },
+  async resume() {
+    throw new DeckhandError("ACTION_UNSUPPORTED", "resume is wired by the CLI layer");
+  },
+};
+
+/** Parse and run a program (JSON text); used by `run` and serve's program requests. */
+export async function runProgramText(engine: Engine, raw: string, ctx: CallContext) {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new DeckhandError("INVALID_ARGUMENTS", "the program is not valid JSON");
+  }
+  return await runProgramValue(engine, json, ctx);
+}
+
+export async function runProgramValue(engine: Engine, json: unknown, ctx: CallContext) {
+  const parsed = Program.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DeckhandError("INVALID_ARGUMENTS", `program ${issue.path.join(".") || "(root)"}: ${issue.message}`, { details: { path: issue.path.join(".") } });
+  }
+  const program = { ...parsed.data, observe: parsed.data.observe ?? true };
+  engine.safety.checkPaused("run");
+  return await engine.serialized(`app:${program.app}`, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel }));
+}
+
+export function isMutating(command: CommandName): boolean {
+  return MUTATING_COMMANDS.has(command);
+}
+
+export function validateArgs<C extends CommandName>(command: C, raw: unknown): CommandArgs<C> {
+  const parsed = ARGS[command].safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join(".");
+    // Never echo the received value: it may be a secret.
+    throw new DeckhandError("INVALID_ARGUMENTS", `${field ? field + ": " : ""}${issue.message}`, { details: { field } });
+  }
+  return parsed.data as CommandArgs<C>;
+}
+
+export function resetPermissionCacheForTests(): void {
+  permissionChecked = new WeakSet();
+}

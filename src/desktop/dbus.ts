@@ -1,0 +1,79 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { StartContext } from "./context.ts";
+import { pollUntil } from "./poll.ts";
+import { spawnDaemon, type Daemon } from "./processes.ts";
+
+const run = promisify(execFile);
+
+/**
+ * A private session bus. --nofork keeps dbus-daemon our child, in the
+ * process group we made (with --fork it would setsid away and --print-pid
+ * would be the only handle on it). The address is printed once the bus
+ * listens, so a complete line in NAME.out means ready.
+ */
+export async function startSessionBus(ctx: StartContext): Promise<{ address: string; daemon: Daemon }> {
+  const daemon = await spawnDaemon(
+    "dbus",
+    [
+      "dbus-daemon",
+      "--session",
+      "--nofork",
+      "--nopidfile",
+      "--nosyslog",
+      // In the private root, not /tmp: removed with it even if the daemon is killed.
+      `--address=unix:path=${escapeAddressValue(join(ctx.env.XDG_RUNTIME_DIR!, "bus"))}`,
+      "--print-address=1",
+    ],
+    ctx.daemonOptions({ separateStdout: true }),
+  );
+  ctx.started.push(daemon);
+  const out = join(ctx.logDir, "dbus.out");
+  const address = await pollUntil("dbus", daemon, ctx.timeoutMs, () => {
+    let text = "";
+    try {
+      text = readFileSync(out, "utf8");
+    } catch {
+      return undefined;
+    }
+    return text.endsWith("\n") ? text.trim() : undefined;
+  });
+  return { address, daemon };
+}
+
+/** One method call with dbus-send; stdout of --print-reply. Never auto-starts: see nameHasOwner. */
+export async function dbusCall(busAddress: string, dest: string, path: string, method: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run(
+    "dbus-send",
+    [`--bus=${busAddress}`, "--print-reply", `--dest=${dest}`, path, method, ...args],
+    { timeout: 2000, env: { ...process.env, DISPLAY: "" } },
+  );
+  return stdout;
+}
+
+/**
+ * Asks the bus daemon whether a name has an owner. Polling the service
+ * itself would make the bus activate a second copy from its .service file
+ * (org.a11y.Bus and org.a11y.atspi.Registry both have one) when we ask before
+ * ours has claimed the name.
+ */
+export async function nameHasOwner(busAddress: string, name: string): Promise<boolean> {
+  try {
+    const out = await dbusCall(busAddress, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", `string:${name}`);
+    return /boolean true/.test(out);
+  } catch {
+    return false;
+  }
+}
+
+/** D-Bus address value escaping: bytes outside [-0-9A-Za-z_/.*] become %XX. */
+export function escapeAddressValue(value: string): string {
+  let out = "";
+  for (const byte of Buffer.from(value, "utf8")) {
+    const c = String.fromCharCode(byte);
+    out += /[-0-9A-Za-z_/.*]/.test(c) ? c : `%${byte.toString(16).padStart(2, "0")}`;
+  }
+  return out;
+}

@@ -1,0 +1,306 @@
+// The one executor: a validated program runs step by step against one target,
+// with the snapshot checks and cancellation before each step, per-step
+// receipts, and one final observation.
+import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
+import type { Program, Step } from "../protocol/program.ts";
+import type { Element, Snapshot } from "../session/snapshot.ts";
+import type { Delivery, InputStep, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
+import type { Engine } from "../engine/engine.ts";
+import { appStateResult, observe } from "../engine/observe.ts";
+import { resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
+import { checkCurrent, lookupElement, resolveSnapshot } from "./snapshot-check.ts";
+import { stepUsesElement } from "./compile.ts";
+
+export interface StepReceipt {
+  index: number;
+  action: Step["action"];
+  status: "completed" | "failed" | "unattempted";
+  delivery: Delivery;
+  route: Route | null;
+  elementIndex: number | null;
+  verification: { verified: boolean | null; predicate: string | null };
+  cleanup: Receipt["cleanup"] | null;
+  error?: { code: string; message: string; details: ErrorDetails };
+}
+
+export interface ProgramReceipt {
+  app: { name: string; pid: number };
+  snapshotId: string | null;
+  windowId: number | null;
+  steps: StepReceipt[];
+  firstFailure: number | null;
+  observation: ReturnType<typeof appStateResult> | null;
+  observationError?: { code: string; message: string };
+}
+
+export interface CancelToken {
+  cancelled: boolean;
+  reason?: string;
+}
+
+const NO_CLEANUP: Receipt["cleanup"] = { keys_released: true, buttons_released: true, pointer_restored: null };
+
+function toLocator(el: Element): WireLocator {
+  return { path: el.locator.path, role: el.locator.role, name: el.locator.name, identifier: el.locator.identifier };
+}
+
+/** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
+type Plan =
+  | { kind: "element"; action: "click" | "set_value" | "type_text" | "select_text" | "focus" | "scroll_into_view" | "secondary"; element: Element; text?: string; start?: number; end?: number; actionName?: string; then?: InputStep[] }
+  | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean }
+  | { kind: "wait"; ms: number };
+
+const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
+
+async function planStep(engine: Engine, step: Step, element: Element | null, app: ResolvedApp): Promise<Plan> {
+  switch (step.action) {
+    case "click":
+      if (element) return { kind: "element", action: "click", element };
+      return await planPointClick(engine, step, app);
+    case "set-value":
+      return { kind: "element", action: "set_value", element: element!, text: step.value };
+    case "type-text":
+      if (element) return { kind: "element", action: "type_text", element, text: step.text };
+      return { kind: "input", steps: [{ kind: "type", text: step.text }], pointer: false, keyboard: true };
+    case "press-key": {
+      const tap: InputStep = { kind: "tap", keys: [step.key], repeat: step.repeat ?? 1 };
+      if (element) return { kind: "element", action: "focus", element, then: [tap] };
+      return { kind: "input", steps: [tap], pointer: false, keyboard: true };
+    }
+    case "hotkey":
+      return { kind: "input", steps: [{ kind: "tap", keys: step.keys, repeat: 1 }], pointer: false, keyboard: true };
+    case "scroll": {
+      if (element && step.direction === undefined) return { kind: "element", action: "scroll_into_view", element };
+      if (element) throw new DeckhandError("INVALID_ARGUMENTS", "scroll with --element-index scrolls it into view; drop --direction, or scroll by --x/--y");
+      const [sx, sy] = SCROLL[step.direction ?? "down"]!;
+      const n = step.amount ?? 3;
+      return {
+        kind: "input",
+        steps: [{ kind: "scroll", x: step.x ?? null, y: step.y ?? null, dx: sx * n, dy: sy * n }],
+        pointer: true,
+        keyboard: false,
+      };
+    }
+    case "drag": {
+      const button = step.button ?? "left";
+      const [first, ...rest] = step.path;
+      const steps: InputStep[] = [
+        { kind: "move", x: first!.x, y: first!.y },
+        { kind: "button", button, down: true },
+        ...rest.map((p) => ({ kind: "move" as const, x: p.x, y: p.y })),
+        { kind: "button", button, down: false },
+      ];
+      return { kind: "input", steps, pointer: true, keyboard: false };
+    }
+    case "select-text":
+      return { kind: "element", action: "select_text", element: element!, start: step.start, end: step.end };
+    case "focus":
+      return { kind: "element", action: "focus", element: element! };
+    case "perform-secondary-action":
+      if (!element!.actions.includes(step.name)) {
+        throw new DeckhandError("ACTION_UNSUPPORTED", `element ${element!.index} does not advertise action ${JSON.stringify(step.name)}`, {
+          details: { elementIndex: element!.index, available: element!.actions.join(",") },
+        });
+      }
+      return { kind: "element", action: "secondary", element: element!, actionName: step.name };
+    case "wait":
+      return { kind: "wait", ms: step.ms };
+  }
+}
+
+/**
+ * A left single click at a point: if the point hit-tests to an actionable
+ * element of the target app, press it through accessibility (background);
+ * otherwise it is foreground input. A point over another app is refused.
+ */
+async function planPointClick(engine: Engine, step: Extract<Step, { action: "click" }>, app: ResolvedApp): Promise<Plan> {
+  const { supervisor, hello } = await engine.helper();
+  const button = step.button ?? "left";
+  const count = step.count ?? 1;
+  const modifiers = step.modifiers ?? [];
+  const input: Plan = {
+    kind: "input",
+    steps: [{ kind: "click", x: step.x!, y: step.y!, button, count, modifiers }],
+    pointer: true,
+    keyboard: modifiers.length > 0,
+  };
+  if (!hello.capabilities.hit_test?.supported) return input;
+  const { result } = await supervisor.request("hit_test", { x: step.x!, y: step.y! });
+  if (result.pid !== null && result.pid !== app.pid) {
+    throw new DeckhandError("POLICY_DENIED", "the point is over another application's window", {
+      details: { reason: "point-outside-target", pid: result.pid },
+    });
+  }
+  const n = result.node;
+  if (n && button === "left" && count === 1 && modifiers.length === 0 && n.actions.length > 0 && result.window_id !== null) {
+    const element: Element = {
+      index: -1,
+      role: n.role,
+      title: n.name,
+      value: null,
+      label: n.description,
+      enabled: true,
+      focused: false,
+      secure: n.secure,
+      bounds: n.bounds,
+      actions: n.actions,
+      locator: { kind: "atspi-path", path: n.path, role: n.role, identifier: n.identifier, name: n.name },
+    };
+    return { kind: "element", action: "click", element, hitWindow: result.window_id } as Plan;
+  }
+  return input;
+}
+
+function capabilityFor(plan: Plan): string[] {
+  if (plan.kind === "element") {
+    const caps = [`action.${plan.action}`];
+    if (plan.then) caps.push("input.keyboard");
+    return caps;
+  }
+  if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer"] : []), ...(plan.keyboard ? ["input.keyboard"] : [])];
+  return [];
+}
+
+function failReceipt(index: number, step: Step, err: unknown, elementIndex: number | null): StepReceipt {
+  const e = err instanceof DeckhandError ? err : new DeckhandError("INTERNAL", "unexpected failure");
+  const receipt = (err as { receipt?: Receipt }).receipt;
+  const delivery = (receipt?.delivery ?? (e.details.delivery as Delivery | undefined) ?? "not_dispatched") as Delivery;
+  return {
+    index,
+    action: step.action,
+    status: "failed",
+    delivery,
+    route: receipt?.route ?? null,
+    elementIndex,
+    verification: { verified: null, predicate: null },
+    cleanup: receipt?.cleanup ?? null,
+    error: { code: e.code, message: e.message, details: e.details },
+  };
+}
+
+export async function runProgram(engine: Engine, program: Program, opts: { command: string; cancel?: CancelToken }): Promise<ProgramReceipt> {
+  const { supervisor, hello } = await engine.helper();
+  const app = await resolveApp(engine, program.app);
+  const needsSnapshot = program.steps.some(stepUsesElement);
+  const { window, windows } = await resolveWindowFor(engine, app, program, needsSnapshot);
+  const decision = engine.safety.checkApp(app, window, opts.command);
+  let snapshot: Snapshot | null = null;
+  if (needsSnapshot) {
+    snapshot = resolveSnapshot(engine.store, app, { snapshotId: program.snapshotId, windowId: program.windowId, windowIndex: program.windowIndex, windows });
+  }
+  const windowId = snapshot?.window.windowId ?? window?.window_id ?? null;
+  const receipts: StepReceipt[] = program.steps.map((s, i) => ({
+    index: i,
+    action: s.action,
+    status: "unattempted",
+    delivery: "not_dispatched",
+    route: null,
+    elementIndex: "elementIndex" in s && s.elementIndex !== undefined ? s.elementIndex : null,
+    verification: { verified: null, predicate: null },
+    cleanup: null,
+  }));
+  let firstFailure: number | null = null;
+
+  for (let i = 0; i < program.steps.length; i++) {
+    const step = program.steps[i]!;
+    const elementIndex = receipts[i]!.elementIndex;
+    try {
+      if (opts.cancel?.cancelled) throw new DeckhandError("CANCELLED", `program cancelled before step ${i}${opts.cancel.reason ? ` (${opts.cancel.reason})` : ""}`);
+      engine.safety.checkPaused(opts.command);
+      let element: Element | null = null;
+      if (elementIndex !== null) {
+        if (i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows });
+        element = lookupElement(snapshot!, elementIndex);
+      }
+      const plan = await planStep(engine, step, element, app);
+      for (const cap of capabilityFor(plan)) engine.requireCapability(hello, cap as never, `${step.action} (${cap})`);
+      const planElement = plan.kind === "element" ? plan.element : null;
+      await engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: planElement, command: opts.command });
+      const foreground = plan.kind === "input" || (plan.kind === "element" && plan.then !== undefined);
+      if (foreground && !engine.safety.foregroundGranted()) {
+        throw new DeckhandError("FOREGROUND_REQUIRED", `${step.action} here needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
+          details: { action: step.action },
+        });
+      }
+      receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0);
+      engine.safety.audit({ command: opts.command, appId: app.executable ?? app.name, pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
+    } catch (err) {
+      receipts[i] = failReceipt(i, step, err, elementIndex);
+      firstFailure = i;
+      engine.safety.audit({ command: opts.command, appId: app.executable ?? app.name, pid: app.pid, windowId, elementIndex, decision: err instanceof DeckhandError && /POLICY|CONFIRM|BLOCKED|FOREGROUND|PAUSED/.test(err.code) ? "deny" : "allow", decisionSource: decision.source, outcome: receipts[i]!.error!.code, delivery: receipts[i]!.delivery });
+      break;
+    }
+  }
+  void supervisor;
+
+  const receipt: ProgramReceipt = {
+    app: { name: app.name, pid: app.pid },
+    snapshotId: snapshot?.snapshotId ?? null,
+    windowId,
+    steps: receipts,
+    firstFailure,
+    observation: null,
+  };
+  if (program.observe && window) {
+    try {
+      const obsWindow = windows.find((w) => w.window_id === windowId) ?? window;
+      const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot });
+      receipt.observation = appStateResult(s, app);
+    } catch (err) {
+      const e = err instanceof DeckhandError ? err : new DeckhandError("INTERNAL", "observation failed");
+      receipt.observationError = { code: e.code, message: e.message };
+    }
+  }
+  return receipt;
+}
+
+async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
+  try {
+    const r = await resolveWindow(engine, app, { windowId: program.windowId, windowIndex: program.windowIndex });
+    return r;
+  } catch (err) {
+    // With a snapshot, a vanished window is a stale snapshot, reported at that stage.
+    if (needsSnapshot && err instanceof DeckhandError && err.code === "WINDOW_NOT_FOUND" && program.windowId === undefined && program.windowIndex === undefined) {
+      return { window: null, windows: [] };
+    }
+    throw err;
+  }
+}
+
+async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number): Promise<StepReceipt> {
+  const { supervisor } = await engine.helper();
+  const base = { index, action: step.action, elementIndex } as const;
+  if (plan.kind === "wait") {
+    await new Promise((r) => setTimeout(r, plan.ms));
+    return { ...base, status: "completed", delivery: "submitted", route: null, verification: { verified: null, predicate: null }, cleanup: NO_CLEANUP };
+  }
+  if (plan.kind === "element") {
+    const hitWindow = (plan as { hitWindow?: number }).hitWindow;
+    const reply = await supervisor.request("element_action", {
+      pid: app.pid,
+      window_id: hitWindow ?? windowId,
+      locator: toLocator(plan.element),
+      action: plan.action,
+      text: plan.text ?? null,
+      start: plan.start ?? null,
+      end: plan.end ?? null,
+      action_name: plan.actionName ?? null,
+    });
+    let receipt = reply.receipt!;
+    if (plan.then) {
+      const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true });
+      receipt = { ...more.receipt!, delivery: more.receipt!.delivery === "submitted" ? "submitted" : "partial" };
+    }
+    return {
+      ...base,
+      status: "completed",
+      delivery: receipt.delivery,
+      route: receipt.route,
+      verification: { verified: reply.result.verified, predicate: reply.result.verification },
+      cleanup: receipt.cleanup,
+    };
+  }
+  const reply = await supervisor.request("input", { steps: plan.steps, restore_pointer: plan.pointer });
+  const receipt = reply.receipt!;
+  return { ...base, status: "completed", delivery: receipt.delivery, route: receipt.route, verification: { verified: null, predicate: null }, cleanup: receipt.cleanup };
+}
