@@ -17,8 +17,13 @@ export class FrameError extends Error {
   }
 }
 
-/** Drop undefined fields: msgpack has no "absent", and nil would mean null. */
+/**
+ * Drop undefined fields (msgpack has no "absent", and nil would mean null),
+ * and turn integers beyond 32 bits into BigInt: msgpackr would otherwise
+ * write them as float64, which a strict decoder (rmp-serde) refuses as an int.
+ */
 function stripUndefined(value: unknown): unknown {
+  if (typeof value === "number" && Number.isSafeInteger(value) && (value > 0xffffffff || value < -0x80000000)) return BigInt(value);
   if (Array.isArray(value)) return value.map(stripUndefined);
   if (value && typeof value === "object" && !(value instanceof Uint8Array)) {
     const out: Record<string, unknown> = {};

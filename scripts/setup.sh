@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Idempotent set-up of everything deckhand needs on a fresh Debian machine:
+# system packages (when root), npm dependencies (Bun comes from npm), the
+# Rust helper and the compiled deckhand binary. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# 1. Debian packages: the private desktop, GTK fixtures and peer tools.
+mapfile -t pkgs < <(grep -v '^\s*#' ci/apt-packages.txt | sed 's/#.*//' | xargs -n1 | sort -u)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -eq 0 ]]; then
+    log "installing ${#missing[@]} Debian packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    log "missing Debian packages (run as root to install): ${missing[*]}"
+  fi
+fi
+
+# 2. npm dependencies (exact versions from package-lock.json).
+if [[ ! -x node_modules/.bin/bun || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund >/dev/null
+fi
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+# 3. The Linux helper (Rust).
+if [[ -f helpers/linux-rust/Cargo.toml ]]; then
+  log "cargo build --release (helpers/linux-rust)"
+  (cd helpers/linux-rust && cargo build --release --locked -q)
+fi
+
+# 4. The single-file deckhand binary, with its helper beside it.
+log "bun build --compile -> dist/deckhand"
+bash scripts/build.sh

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Every test deckhand has: set-up, type check, protocol drift check, the
+# helper's own tests, and the vitest suites (unit, integration with scripted
+# helpers, live on a private X11 desktop).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/node_modules/.bin:$PATH"
+
+echo "== typecheck"
+tsc -p .
+echo "== protocol schema and vectors match src/wire"
+bun scripts/gen-protocol.ts --check
+if [[ -f helpers/linux-rust/Cargo.toml ]]; then
+  echo "== cargo test (helpers/linux-rust)"
+  (cd helpers/linux-rust && cargo test --release --locked -q 2>&1 | tail -n 30)
+fi
+echo "== vitest"
+vitest run "$@"
