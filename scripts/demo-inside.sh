@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs inside `deckhand desktop run`: DISPLAY and the buses are private.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DECKHAND_STATE_DIR="$(mktemp -d)"
+export DECKHAND_FIXTURE_LOG="$DECKHAND_STATE_DIR/fixture.jsonl"
+dh() { dist/deckhand "$@"; }
+jqr() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {'d': d}))" "$1"; }
+
+/usr/bin/python3 test/fixtures/apps/fixture_app.py & app=$!
+trap 'kill $app 2>/dev/null || true' EXIT
+for _ in $(seq 100); do grep -q '"ready"' "$DECKHAND_FIXTURE_LOG" 2>/dev/null && break; sleep 0.05; done
+
+echo "== deckhand permissions"; dh permissions
+echo; echo "== deckhand list-apps"; dh list-apps
+echo; echo "== deckhand get-app-state --app pid:$app"
+state=$(dh get-app-state --app "pid:$app" --json)
+echo "$state" | jqr 'd["result"]["snapshot"]["treeText"]' | head -40
+echo "$state" | jqr '"screenshot: " + str(d["result"]["screenshot"]["path"])'
+idx() { echo "$state" | jqr "[e['index'] for e in d['result']['snapshot']['elements'] if e['role']=='$1' and e['title']=='$2'][0]"; }
+name=$(idx text Name); ok=$(idx "push button" OK)
+echo; echo "== set-value Name (element $name), then click OK (element $ok)"
+dh set-value --app "pid:$app" --element-index "$name" --value "Ada Lovelace"
+dh click --app "pid:$app" --element-index "$ok"
+echo; echo "== what the fixture app received"
+grep -E '"(clicked|text_changed)"' "$DECKHAND_FIXTURE_LOG"
