@@ -7,6 +7,9 @@ import { z } from "zod";
 import { encodeFrame } from "../src/wire/codec.ts";
 import { CAPABILITY_KEYS, Frame, HELPER_ERROR_CODES, OPS, PROTOCOL_VERSION, type OpName } from "../src/wire/messages.ts";
 import { VECTORS } from "../src/wire/vectors.ts";
+import { ARGS, COMMAND_SUMMARY, COMMANDS } from "../src/protocol/commands.ts";
+import { DEFAULT_REMEDIATION, ERROR_CODES } from "../src/protocol/errors.ts";
+import { flagSpecs } from "../src/cli/flags.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const outDir = join(root, "helpers", "protocol");
@@ -68,10 +71,35 @@ function protocolDoc(): string {
   return text.replace(/<!-- ops:start -->[\s\S]*<!-- ops:end -->/, `<!-- ops:start -->\n${opsTable()}\n<!-- ops:end -->`);
 }
 
+/** The commands and error tables inside docs/cli.md. */
+function cliDoc(): string {
+  const p = join(root, "docs", "cli.md");
+  const parts: string[] = [];
+  for (const c of COMMANDS) {
+    parts.push(`### ${c}`, "", COMMAND_SUMMARY[c], "");
+    const specs = flagSpecs(ARGS[c]);
+    if (!specs.length) {
+      parts.push("No flags.", "");
+      continue;
+    }
+    parts.push("| flag | required | value | description |", "|---|---|---|---|");
+    for (const s of specs) {
+      const value = s.kind === "enum" ? s.choices!.join(" \\| ") : s.kind === "string[]" ? "text (repeatable)" : s.kind;
+      parts.push(`| \`${s.flag}\` | ${s.required ? "yes" : ""} | ${value} | ${s.description} |`);
+    }
+    parts.push("");
+  }
+  const errors = ["| code | default remediation |", "|---|---|", ...ERROR_CODES.map((c) => `| \`${c}\` | ${DEFAULT_REMEDIATION[c]} |`)];
+  return readFileSync(p, "utf8")
+    .replace(/<!-- commands:start -->[\s\S]*<!-- commands:end -->/, `<!-- commands:start -->\n${parts.join("\n").trimEnd()}\n<!-- commands:end -->`)
+    .replace(/<!-- errors:start -->[\s\S]*<!-- errors:end -->/, `<!-- errors:start -->\n${errors.join("\n")}\n<!-- errors:end -->`);
+}
+
 const check = process.argv.includes("--check");
 const expected = new Map<string, string | Buffer>([["schema.json", schemaJson()]]);
 for (const [n, c] of vectorFiles()) expected.set(join("vectors", n), c);
 expected.set(join("..", "..", "docs", "protocol.md"), protocolDoc());
+expected.set(join("..", "..", "docs", "cli.md"), cliDoc());
 
 if (check) {
   const drift: string[] = [];
