@@ -115,7 +115,14 @@ export async function serveMain(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ id: null, ...fail("serve", err) }) + "\n");
     return 1;
   }
-  const engine = new Engine(opts, createSafety(opts, process.env));
+  let engine: Engine;
+  try {
+    const session = `serve-${process.pid}-${Date.now().toString(36)}`;
+    engine = new Engine(opts, createSafety(opts, process.env, { sessionGrant: opts.allowForeground === true, session }));
+  } catch (err) {
+    process.stdout.write(JSON.stringify({ id: null, ...fail("serve", err, log) }) + "\n");
+    return 1;
+  }
   const session = new ServeSession(engine, ({ id, envelope }) => {
     process.stdout.write(JSON.stringify({ id, ...envelope }) + "\n");
   });

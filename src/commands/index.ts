@@ -12,6 +12,9 @@ import { appWindows, resolveApp, resolveWindow } from "../engine/resolve.ts";
 import { compileCommand } from "../program/compile.ts";
 import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
 import { VERSION } from "../version.ts";
+import { auditAppId } from "../engine/safety.ts";
+import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
+import { describePolicy } from "../policy/load.ts";
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -180,7 +183,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const { window } = await resolveWindow(engine, app, args);
     const decision = engine.safety.checkApp(app, window, "get-app-state");
     const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes });
-    engine.safety.audit({ command: "get-app-state", appId: app.executable ?? app.name, pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
+    engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
     return appStateResult(snapshot, app);
   },
 
@@ -227,22 +230,29 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   async "policy-check"(engine, args) {
     await engine.helper();
     const app = await resolveApp(engine, args.app);
+    const appOut = { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId };
+    const files = engine.safety.policy ? describePolicy(engine.safety.policy) : null;
     try {
       const d = engine.safety.checkApp(app, null, "policy-check");
-      return { app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId }, decision: "allow", source: d.source, rule: d.rule };
+      return { app: appOut, decision: "allow", source: d.source, rule: d.rule, policyFiles: files };
     } catch (err) {
       if (err instanceof DeckhandError && err.code === "POLICY_DENIED") {
-        return { app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId }, decision: "deny", source: String(err.details.source ?? "policy"), rule: String(err.details.rule ?? "") };
+        return { app: appOut, decision: "deny", source: String(err.details.source ?? "policy"), rule: String(err.details.rule ?? ""), policyFiles: files };
       }
       throw err;
     }
   },
 
-  async pause() {
-    throw new DeckhandError("ACTION_UNSUPPORTED", "pause is wired by the CLI layer");
+  // pause/resume need no helper: the flag file is the source of truth across processes.
+  async pause(engine, args) {
+    const state = pauseFlag(engine.env, args.reason);
+    engine.safety.audit({ event: "pause", command: "pause", decision: "n/a", decisionSource: "operator", outcome: "OK" });
+    return state;
   },
-  async resume() {
-    throw new DeckhandError("ACTION_UNSUPPORTED", "resume is wired by the CLI layer");
+  async resume(engine) {
+    const lifted = resumeFlag(engine.env);
+    engine.safety.audit({ event: "resume", command: "resume", decision: "n/a", decisionSource: "operator", outcome: "OK" });
+    return { paused: false, wasPaused: lifted.paused, ...(lifted.reason ? { liftedReason: lifted.reason } : {}) };
   },
 };
 

@@ -1,8 +1,157 @@
-// Builds the Safety seam for a process from operator options and the
-// environment. Policy, confirm hook, audit and pause live in their folders.
+// Builds the Safety seam for one process (a CLI call, a serve or MCP session)
+// from the operator's options, the policy files and the environment. Every
+// rule lives in src/policy, src/confirm and src/audit; this file only decides
+// when each is asked.
+import { appendAudit } from "../audit/log.ts";
+import { assertNotPaused } from "../audit/pause.ts";
+import { resolveConfirm, runConfirm } from "../confirm/hook.ts";
+import { MUTATING_COMMANDS, type CommandName } from "../protocol/commands.ts";
+import { DeckhandError } from "../protocol/errors.ts";
+import { decideApp, type AppDecision } from "../policy/decide.ts";
+import { foregroundGranted } from "../policy/foreground.ts";
+import { identityFromWireApp, type AppIdentity } from "../policy/identity.ts";
+import { loadPolicy, pauseOnUserInput, type Policy } from "../policy/load.ts";
+import { assertNotSecureTarget } from "../policy/secure.ts";
+import { sensitivity, type SensitiveAction } from "../policy/sensitive.ts";
+import { assertUrlAllowed, blockedUrlGlobs, isBrowser } from "../policy/urls.ts";
+import type { Step } from "../protocol/program.ts";
+import type { SnapshotApp } from "../session/snapshot.ts";
 import type { OperatorOptions } from "./engine.ts";
-import { permissiveSafety, type Safety } from "./safety.ts";
+import { auditAppId, type AuditEntry, type Safety } from "./safety.ts";
 
-export function createSafety(operator: OperatorOptions, _env: NodeJS.ProcessEnv): Safety {
-  return permissiveSafety(operator.allowForeground === true);
+export interface SessionOptions {
+  /** A serve/MCP session started with --allow-foreground: fixed for its lifetime. */
+  sessionGrant?: boolean;
+  /** Audit session id (serve/MCP); null for a one-shot CLI call. */
+  session?: string | null;
+}
+
+
+function identityOf(app: SnapshotApp): AppIdentity {
+  return identityFromWireApp({ pid: app.pid, name: app.name, executable: app.executable, desktop_id: app.desktopId });
+}
+
+/** Key input lands in the focused control; a press of a named control is a click. */
+function sensitiveActionOf(step: Step, elementName: string | null): SensitiveAction | null {
+  switch (step.action) {
+    case "click":
+      return elementName !== null ? { kind: "click", elementName } : null;
+    case "perform-secondary-action":
+      return { kind: "secondary", elementName, actionName: step.name };
+    case "hotkey":
+      return { kind: "hotkey", keys: step.keys };
+    case "press-key":
+      return { kind: "press_key", keys: [step.key] };
+    default:
+      return null;
+  }
+}
+
+const SECURE_SENSITIVE_STEPS = new Set(["set-value", "type-text", "select-text", "press-key", "hotkey"]);
+
+export interface PolicySafety extends Safety {
+  readonly policy: Policy;
+}
+
+export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, session: SessionOptions = {}): PolicySafety {
+  // A broken user file is INVALID_ARGUMENTS naming the line; a broken admin file fails closed.
+  const policy = loadPolicy({ userPath: operator.policyPath, env });
+  const sessionId = session.session ?? null;
+  const audit = (e: AuditEntry) => {
+    appendAudit(
+      {
+        event: e.event ?? "action",
+        session: sessionId,
+        command: e.command,
+        app_id: e.appId ?? null,
+        pid: e.pid ?? null,
+        window_id: e.windowId ?? null,
+        element_index: e.elementIndex ?? null,
+        decision: e.decision === "n/a" ? null : e.decision,
+        decision_source: (e.decisionSource as never) ?? null,
+        rule: e.rule ?? null,
+        outcome: e.outcome as never,
+        delivery: (e.delivery as never) ?? null,
+      },
+      env,
+    );
+  };
+
+  return {
+    policy,
+    checkPaused(command: string) {
+      if (MUTATING_COMMANDS.has(command as CommandName) || command === "run") assertNotPaused(env);
+    },
+
+    checkApp(app, window, command) {
+      const identity = identityOf(app);
+      const d: AppDecision = decideApp(policy, identity, window ? { title: window.title } : undefined);
+      if (d.decision === "deny") {
+        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, decision: "deny", decisionSource: d.source, rule: safeRule(d.rule), outcome: "POLICY_DENIED", delivery: "not_dispatched" });
+        throw new DeckhandError("POLICY_DENIED", `policy denies ${command} on ${app.name} (${d.source})`, {
+          details: { source: d.source, rule: d.rule, matchedBy: String(d.matchedBy ?? "") },
+        });
+      }
+      return { source: d.source, rule: d.rule };
+    },
+
+    async checkStep({ app, window, step, element, command }) {
+      if (element && element.secure && SECURE_SENSITIVE_STEPS.has(step.action)) {
+        assertNotSecureTarget(step.action.replace("-", "_"), { role: element.role, secure: true });
+      }
+      const s = sensitiveActionOf(step, element ? element.title : null);
+      if (!s) return;
+      const verdict = sensitivity(s);
+      if (!verdict.sensitive) return;
+      const hook = resolveConfirm({ flag: operator.confirmCmd ?? null, env, policy });
+      const description = {
+        version: 1 as const,
+        command,
+        action: s.kind,
+        reason: verdict.reason,
+        session: sessionId,
+        app: { id: auditAppId(app), name: app.name, pid: app.pid, executable: app.executable },
+        window: window ? { id: window.windowId, title: window.title } : null,
+        element: element ? { index: element.index >= 0 ? element.index : null, role: element.role, name: element.title } : null,
+        ...(s.keys ? { keys: [...s.keys] } : {}),
+      };
+      try {
+        await runConfirm(hook.command, description, hook.timeoutMs, { env });
+        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "allow", decisionSource: "confirm", outcome: "OK" });
+      } catch (err) {
+        const code = err instanceof DeckhandError ? err.code : "INTERNAL";
+        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "deny", decisionSource: "confirm", outcome: code, delivery: "not_dispatched" });
+        throw err;
+      }
+    },
+
+    foregroundGranted() {
+      return foregroundGranted({ flag: operator.allowForeground === true, sessionGrant: session.sessionGrant === true, policy });
+    },
+
+    audit(e) {
+      audit({ ...e, rule: e.rule ? safeRule(e.rule) : null });
+    },
+
+    pauseOnUserInput() {
+      return pauseOnUserInput(policy);
+    },
+
+    hasBlockedUrls() {
+      return blockedUrlGlobs(policy).length > 0;
+    },
+
+    isBrowser(app) {
+      return isBrowser(identityOf(app));
+    },
+
+    checkUrl(app, url) {
+      assertUrlAllowed(policy, identityOf(app), url);
+    },
+  };
+}
+
+/** Rules are references like builtin:terminal:xterm; keep them inside the audit's alphabet. */
+function safeRule(rule: string): string {
+  return rule.replace(/[^A-Za-z0-9_.:=[\]-]/g, "_").slice(0, 128) || "unknown";
 }

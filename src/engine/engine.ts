@@ -7,6 +7,7 @@ import { Supervisor } from "../helpers/supervisor.ts";
 import { SnapshotStore } from "../session/store.ts";
 import { stateDir } from "../session/state-dir.ts";
 import type { Safety } from "./safety.ts";
+import { pause as pauseFlag } from "../audit/pause.ts";
 import type { CapabilityKey, Hello } from "../wire/messages.ts";
 
 export interface OperatorOptions {
@@ -45,7 +46,26 @@ export class Engine {
       this.supervisor.on("helper-event", (e) => this.onHelperEvent(e));
     }
     const hello = await this.supervisor.start();
+    if (this.watchedHello !== hello) {
+      this.watchedHello = hello;
+      await this.startUserInputWatch(this.supervisor, hello);
+    }
     return { supervisor: this.supervisor, hello };
+  }
+
+  private watchedHello: Hello | null = null;
+
+  /**
+   * Kill switch: with pause_on_user_input in policy, the helper watches real
+   * user input and deckhand pauses (across processes) when it sees any.
+   */
+  private async startUserInputWatch(supervisor: Supervisor, hello: Hello): Promise<void> {
+    if (!this.safety.pauseOnUserInput?.()) return;
+    if (!hello.capabilities.watch_user_input?.supported) {
+      process.stderr.write("deckhand: policy asks to pause on user input but the helper cannot watch input\n");
+      return;
+    }
+    await supervisor.request("watch_user_input", { enabled: true });
   }
 
   get helperLocation(): HelperLocation | null {
@@ -71,6 +91,14 @@ export class Engine {
     this.eventListeners.push(fn);
   }
   private onHelperEvent(e: { event: string; data: Record<string, unknown> }): void {
+    if (e.event === "user_input" && this.safety.pauseOnUserInput?.()) {
+      pauseFlag(this.env, "user input seen");
+      try {
+        this.safety.audit({ event: "pause", command: "pause", decision: "n/a", decisionSource: "pause", outcome: "OK" });
+      } catch {
+        /* the flag file is what matters */
+      }
+    }
     for (const fn of this.eventListeners) fn(e);
   }
 

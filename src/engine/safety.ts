@@ -1,9 +1,12 @@
 // The seam between the engine and the safety rules (src/policy, src/confirm,
 // src/audit). The engine asks; these answer. Nothing here talks to a helper.
+import { basename } from "node:path";
 import type { Step } from "../protocol/program.ts";
 import type { Element, SnapshotApp, SnapshotWindow } from "../session/snapshot.ts";
 
 export interface AuditEntry {
+  event?: "decision" | "action" | "pause" | "resume";
+  rule?: string | null;
   command: string;
   appId?: string | null;
   pid?: number | null;
@@ -25,6 +28,13 @@ export interface Safety {
   /** Only the operator grants foreground input: a flag, a serve option, or policy. */
   foregroundGranted(): boolean;
   audit(entry: AuditEntry): void;
+  /** Blocked URLs (browsers only); optional so that unit tests can omit them. */
+  isBrowser?(app: SnapshotApp): boolean;
+  hasBlockedUrls?(): boolean;
+  checkUrl?(app: SnapshotApp, url: string | null): void;
+  pauseOnUserInput?(): boolean;
+  /** The loaded policy (for policy-check's report); absent in unit-test safeties. */
+  readonly policy?: import("../policy/load.ts").Policy;
 }
 
 /** Used by unit tests of the engine alone: allows everything, records nothing. */
@@ -37,3 +47,10 @@ export const permissiveSafety = (foreground = false): Safety => ({
   foregroundGranted: () => foreground,
   audit() {},
 });
+
+/** The app id an audit line carries: desktop id or executable basename, never a path or URL. */
+export function auditAppId(app: { executable?: string | null; desktopId?: string | null; name: string }): string | null {
+  const raw = app.desktopId ?? (app.executable ? basename(app.executable) : app.name);
+  const clean = raw.replace(/[/:]/g, "_").replace(/^[^\p{L}\p{N}]+/u, "").slice(0, 200);
+  return clean || null;
+}

@@ -137,7 +137,7 @@ export class Supervisor extends EventEmitter {
       throw new DeckhandError("HELPER_UNAVAILABLE", `could not start helper: ${(err as Error).message}`);
     }
     this.child = child;
-    const helloTimeout = this.opts.helloTimeoutMs ?? Number(process.env.DECKHAND_HELLO_TIMEOUT_MS || 5000);
+    const helloTimeout = this.opts.helloTimeoutMs ?? Number((this.opts.env ?? process.env).DECKHAND_HELLO_TIMEOUT_MS || 5000);
 
     return await new Promise<Hello>((resolve, reject) => {
       let settled = false;
@@ -145,6 +145,8 @@ export class Supervisor extends EventEmitter {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        // Detach first: its exit is accounted for here, not again by onExit.
+        if (this.child === child) this.child = null;
         this.killGroup(child);
         this.state = "idle";
         reject(err);
@@ -167,8 +169,10 @@ export class Supervisor extends EventEmitter {
         /* EPIPE when the helper dies: the exit handler reports it */
       });
       child.on("exit", (code, signal) => {
-        if (this.child === child) this.onExit(code, signal);
-        if (!settled) {
+        if (settled) {
+          if (this.child === child) this.onExit(code, signal);
+        } else {
+          this.stats.crashes++;
           this.crashTimes.push(Date.now());
           fail(
             new DeckhandError("HELPER_UNAVAILABLE", `helper exited before hello (code ${code}, signal ${signal})`, {

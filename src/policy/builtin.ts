@@ -31,7 +31,7 @@ export const BUILTIN_DENY: readonly BuiltinApp[] = Object.freeze([
   // ------------------------------------------------------------ terminals
   app("terminal", "xterm", ["xterm", "uxterm", "koi8rxterm", "lxterm"], ["xterm", "debian-xterm", "debian-uxterm"], ["xterm", "uxterm"]),
   app("terminal", "gnome-terminal", ["gnome-terminal", "gnome-terminal-server", "gnome-terminal.real"], ["org.gnome.terminal", "gnome-terminal"], ["terminal", "gnome-terminal"]),
-  app("terminal", "gnome-console", ["kgx"], ["org.gnome.console", "org.gnome.kgx"], ["console"]),
+  app("terminal", "gnome-console", ["kgx"], ["org.gnome.console", "org.gnome.kgx"], ["gnome console"]),
   app("terminal", "ptyxis", ["ptyxis", "ptyxis-agent"], ["org.gnome.ptyxis", "app.devsuite.ptyxis"], ["ptyxis"]),
   app("terminal", "konsole", ["konsole"], ["org.kde.konsole", "konsole"], ["konsole"]),
   app("terminal", "yakuake", ["yakuake"], ["org.kde.yakuake"], ["yakuake"]),

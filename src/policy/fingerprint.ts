@@ -7,7 +7,7 @@
 //   canonical path is itself a built-in name (so /snap/bin/alacritty ->
 //   /usr/bin/snap, or a busybox applet link, never fingerprints the launcher).
 // - A target is hashed only when its size equals a known binary's size, and
-//   hashes are cached by path + device + inode + size + mtime, so a decision
+//   hashes are cached by path + device + inode + size + mtime + ctime, so a decision
 //   costs one stat() in the common case.
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
@@ -34,10 +34,10 @@ type HashEntry = { key: string; sha256: string };
 const hashCache = new Map<string, HashEntry>();
 
 function statKey(path: string, st: Stats): string {
-  return `${path}\u0000${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  return `${path}\u0000${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
-/** sha256 of a regular file, cached by path + dev + inode + size + mtime. Null if unreadable. */
+/** sha256 of a regular file, cached by path + dev + inode + size + mtime + ctime. Null if unreadable. */
 export function fileSha256(path: string): string | null {
   let st: Stats;
   try {

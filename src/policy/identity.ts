@@ -110,7 +110,7 @@ export function identityFromPid(
  * strings; elsewhere the helper's executable is canonicalised with realpath
  * when it exists locally.
  */
-export function identityFromReportedApp(
+export function identityFromWireApp(
   app: ReportedApp,
   extra: { accessibleName?: string | null } = {},
   opts: ProcOptions = {},

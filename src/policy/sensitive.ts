@@ -26,6 +26,9 @@ export const SENSITIVE_WORDS: readonly string[] = Object.freeze(["delete", "eras
 const WORD_RES = SENSITIVE_WORDS.map((w) => [w, new RegExp(`(?<![\\p{L}\\p{N}])${w}(?![\\p{L}\\p{N}])`, "iu")] as const);
 const INVISIBLE = /[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g;
 
+// Pressing a control named "Quit" is quitting the app.
+const QUIT_RE = /(?<![\p{L}\p{N}])quit(?![\p{L}\p{N}])/iu;
+
 /** The sensitive word in a control's name, or null. */
 export function sensitiveWord(name: string): string | null {
   const clean = name.normalize("NFKC").replace(INVISIBLE, "");
@@ -48,12 +51,17 @@ const MODIFIER_ALIASES: Record<string, string> = {
   win: "meta",
   windows: "meta",
   logo: "meta",
+  hyper: "meta",
+  "⌘": "meta",
+  "⌥": "alt",
+  "⌃": "ctrl",
+  "⇧": "shift",
 };
 const KEY_ALIASES: Record<string, string> = {
   escape: "esc",
   del: "delete",
-  backspace: "backspace",
-  "⌘": "meta",
+  esc: "esc",
+  return: "enter",
 };
 
 /**
@@ -87,7 +95,7 @@ export function normalizeChord(keys: readonly string[]): string | null {
   for (const raw of keys) {
     const k = raw.trim().toLowerCase();
     if (!k) continue;
-    const m = MODIFIER_ALIASES[k] ?? KEY_ALIASES[k] === "meta" ? (MODIFIER_ALIASES[k] ?? "meta") : undefined;
+    const m = MODIFIER_ALIASES[k.replace(/_[lr]$/, "")];
     if (m) mods.add(m);
     else plain.push(KEY_ALIASES[k] ?? k);
   }
@@ -130,8 +138,10 @@ export function sensitivity(action: SensitiveAction): Sensitivity {
     case "click":
     case "secondary": {
       for (const name of [action.elementName, action.actionName]) {
-        const w = name ? sensitiveWord(name) : null;
+        if (!name) continue;
+        const w = sensitiveWord(name);
         if (w) return { sensitive: true, reason: `control name contains "${w}"` };
+        if (QUIT_RE.test(name.normalize("NFKC").replace(INVISIBLE, ""))) return { sensitive: true, reason: "quitting an app" };
       }
       return { sensitive: false, reason: "" };
     }

@@ -6,6 +6,7 @@ import type { Program, Step } from "../protocol/program.ts";
 import type { Element, Snapshot } from "../session/snapshot.ts";
 import type { Delivery, InputStep, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
+import { auditAppId } from "../engine/safety.ts";
 import { appStateResult, observe } from "../engine/observe.ts";
 import { resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
 import { checkCurrent, lookupElement, resolveSnapshot } from "./snapshot-check.ts";
@@ -222,12 +223,20 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
           details: { action: step.action },
         });
       }
+      if (engine.safety.checkUrl) await checkBrowserUrl(engine, app, windowId);
+      // The decision is on record before anything is sent; if it cannot be, nothing is sent.
+      engine.safety.audit({ event: "decision", command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
       receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0);
-      engine.safety.audit({ command: opts.command, appId: app.executable ?? app.name, pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
+      engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
     } catch (err) {
       receipts[i] = failReceipt(i, step, err, elementIndex);
       firstFailure = i;
-      engine.safety.audit({ command: opts.command, appId: app.executable ?? app.name, pid: app.pid, windowId, elementIndex, decision: err instanceof DeckhandError && /POLICY|CONFIRM|BLOCKED|FOREGROUND|PAUSED/.test(err.code) ? "deny" : "allow", decisionSource: decision.source, outcome: receipts[i]!.error!.code, delivery: receipts[i]!.delivery });
+      try {
+        const refused = err instanceof DeckhandError && /POLICY|CONFIRM|BLOCKED|FOREGROUND|PAUSED/.test(err.code);
+        engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: refused ? "deny" : "allow", decisionSource: decision.source, outcome: receipts[i]!.error!.code, delivery: receipts[i]!.delivery });
+      } catch (auditErr) {
+        process.stderr.write(`deckhand: audit write failed: ${(auditErr as Error).message}\n`);
+      }
       break;
     }
   }
@@ -252,6 +261,24 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
     }
   }
   return receipt;
+}
+
+/**
+ * Browsers: the current page URL, read live from the accessibility tree,
+ * must not match a blocked-URL glob. Only asked when the policy has globs.
+ */
+async function checkBrowserUrl(engine: Engine, app: ResolvedApp, windowId: number | null): Promise<void> {
+  const safety = engine.safety;
+  if (!safety.checkUrl || !safety.isBrowser?.(app) || !safety.hasBlockedUrls?.()) return;
+  let url: string | null = null;
+  if (windowId !== null) {
+    const { supervisor } = await engine.helper();
+    const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 40, max_children: 500, max_nodes: 3000 });
+    const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+    const node = result.nodes.find((n) => !n.secure && n.value && urlLike.test(n.value) && /entry|text|combo/.test(n.role)) ?? result.nodes.find((n) => !n.secure && n.value && urlLike.test(n.value));
+    url = node?.value ?? null;
+  }
+  safety.checkUrl(app, url);
 }
 
 async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {

@@ -52,7 +52,9 @@ export function decodeBody(body: Uint8Array): Record<string, unknown> {
   } catch (err) {
     throw new FrameError("malformed", `undecodable msgpack body (${(err as Error).message})`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value) || value instanceof Uint8Array) {
+  // A plain object only: msgpack extensions decode to Date, Set, Error, ... which are not maps.
+  const proto = value !== null && typeof value === "object" ? Object.getPrototypeOf(value) : undefined;
+  if (proto !== Object.prototype && proto !== null) {
     throw new FrameError("not_a_map", "frame body is not a msgpack map");
   }
   return value as Record<string, unknown>;

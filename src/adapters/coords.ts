@@ -1,0 +1,123 @@
+// Image <-> screen coordinates for the vendor adapters. A model speaks in
+// pixels of the last image it was shown; deckhand acts in screen pixels.
+import { DeckhandError } from "../protocol/errors.ts";
+
+export const DEFAULT_MAX_WIDTH = 1440;
+
+export interface FitOptions {
+  /** Largest image width handed to a model (default 1440). Never scaled up. */
+  maxWidth?: number;
+  /** Optional cap on height, applied after the width cap. */
+  maxHeight?: number;
+}
+
+/**
+ * The map of one screenshot as the model saw it. Image pixel (ix, iy) shows
+ * the screen area [origin.x + ix / scaleX, origin.x + (ix + 1) / scaleX) x (same for y).
+ */
+export interface ImageMap {
+  /** Size of the image the model saw (after the downscale). */
+  width: number;
+  height: number;
+  /** Screen position of the image's top-left corner. */
+  origin: { x: number; y: number };
+  /** Screen pixels the image covers (capture size / capture scale). */
+  screenWidth: number;
+  screenHeight: number;
+  /** Image pixels per screen pixel on each axis: the capture scale times the downscale. */
+  scaleX: number;
+  scaleY: number;
+}
+
+/** The size an image of w x h gets when fitted (aspect kept, never enlarged). */
+export function fitSize(w: number, h: number, opts: FitOptions = {}): { width: number; height: number } {
+  const maxW = opts.maxWidth ?? DEFAULT_MAX_WIDTH;
+  let f = w > maxW ? maxW / w : 1;
+  if (opts.maxHeight !== undefined && h * f > opts.maxHeight) f = opts.maxHeight / h;
+  if (f >= 1) return { width: w, height: h };
+  return { width: Math.max(1, Math.round(w * f)), height: Math.max(1, Math.round(h * f)) };
+}
+
+/**
+ * The map of a capture {width, height, scale, origin} (image pixels as the
+ * helper reported them; scale = image pixels per screen pixel) shown to the
+ * model at width x height.
+ */
+export function makeMap(capture: { width: number; height: number; scale: number; origin: { x: number; y: number } }, shown: { width: number; height: number }): ImageMap {
+  const screenWidth = capture.width / capture.scale;
+  const screenHeight = capture.height / capture.scale;
+  return {
+    width: shown.width,
+    height: shown.height,
+    origin: { x: capture.origin.x, y: capture.origin.y },
+    screenWidth,
+    screenHeight,
+    scaleX: shown.width / screenWidth,
+    scaleY: shown.height / screenHeight,
+  };
+}
+
+function requireInt(v: unknown, name: string): number {
+  if (typeof v !== "number" || !Number.isInteger(v)) {
+    throw new DeckhandError("INVALID_ARGUMENTS", `${name} must be an integer pixel of the last screenshot`, { details: { field: name } });
+  }
+  return v;
+}
+
+function outOfBounds(map: ImageMap, x: number, y: number, what: string): DeckhandError {
+  return new DeckhandError("COORDINATE_OUT_OF_BOUNDS", `${what} (${x}, ${y}) is outside the last screenshot (${map.width}x${map.height})`, {
+    details: { x, y, width: map.width, height: map.height },
+  });
+}
+
+/** One image axis -> screen: the screen pixel under the centre of image pixel i, kept inside the screen span. */
+function axis(i: number, shown: number, origin: number, span: number): number {
+  const s = Math.floor(((i + 0.5) * span) / shown);
+  return origin + Math.min(Math.max(s, 0), Math.max(0, Math.ceil(span) - 1));
+}
+
+/**
+ * Image pixel -> screen pixel. The pixel's centre is mapped and floored, so
+ * pixel 0 lands on the first screen pixel and pixel width-1 on the last one,
+ * for any scale (round(ix / s) would land one past the edge when s > 2).
+ * A point outside [0, width) x [0, height) is COORDINATE_OUT_OF_BOUNDS.
+ */
+export function imageToScreen(map: ImageMap, x: unknown, y: unknown, what = "point"): { x: number; y: number } {
+  const ix = requireInt(x, "x");
+  const iy = requireInt(y, "y");
+  if (ix < 0 || iy < 0 || ix >= map.width || iy >= map.height) throw outOfBounds(map, ix, iy, what);
+  return { x: axis(ix, map.width, map.origin.x, map.screenWidth), y: axis(iy, map.height, map.origin.y, map.screenHeight) };
+}
+
+/** Screen pixel -> the image pixel showing it (clamped to the image). */
+export function screenToImage(map: ImageMap, sx: number, sy: number): { x: number; y: number } {
+  const ix = Math.floor((sx - map.origin.x + 0.5) * map.scaleX);
+  const iy = Math.floor((sy - map.origin.y + 0.5) * map.scaleY);
+  return { x: Math.min(Math.max(ix, 0), map.width - 1), y: Math.min(Math.max(iy, 0), map.height - 1) };
+}
+
+/**
+ * An image region [x1, y1, x2, y2] (x2, y2 exclusive: the far edge may equal
+ * the image width or height, a point may not) -> the screen rectangle it
+ * shows, in fractional screen pixels.
+ */
+export function imageRegionToScreen(map: ImageMap, region: unknown): { x: number; y: number; width: number; height: number } {
+  if (!Array.isArray(region) || region.length !== 4) {
+    throw new DeckhandError("INVALID_ARGUMENTS", "region must be [x1, y1, x2, y2] in pixels of the last screenshot", { details: { field: "region" } });
+  }
+  const [x1, y1, x2, y2] = region.map((v, i) => requireInt(v, ["x1", "y1", "x2", "y2"][i]!));
+  if (x2! <= x1! || y2! <= y1!) {
+    throw new DeckhandError("INVALID_ARGUMENTS", "region must have x1 < x2 and y1 < y2", { details: { field: "region" } });
+  }
+  if (x1! < 0 || y1! < 0 || x2! > map.width || y2! > map.height) {
+    throw new DeckhandError("COORDINATE_OUT_OF_BOUNDS", `region [${x1}, ${y1}, ${x2}, ${y2}] is outside the last screenshot (${map.width}x${map.height})`, {
+      details: { x1: x1!, y1: y1!, x2: x2!, y2: y2!, width: map.width, height: map.height },
+    });
+  }
+  return {
+    x: map.origin.x + x1! / map.scaleX,
+    y: map.origin.y + y1! / map.scaleY,
+    width: (x2! - x1!) / map.scaleX,
+    height: (y2! - y1!) / map.scaleY,
+  };
+}

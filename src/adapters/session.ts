@@ -1,0 +1,257 @@
+// An adapter session: vendor computer-tool calls in, vendor tool outputs out.
+// Every action becomes one deckhand Program run by the one executor (policy,
+// foreground grant, confirm and audit apply exactly as for native commands);
+// every reply carries a fresh screenshot, fitted to maxWidth, whose map the
+// next call's coordinates are read through.
+import { readFileSync } from "node:fs";
+import { DeckhandError } from "../protocol/errors.ts";
+import type { Step } from "../protocol/program.ts";
+import { HANDLERS, runProgramValue, type CallContext } from "../commands/index.ts";
+import type { Engine } from "../engine/engine.ts";
+import { appWindows, resolveApp } from "../engine/resolve.ts";
+import type { ProgramReceipt } from "../program/executor.ts";
+import type { ScreenshotInfo } from "../session/snapshot.ts";
+import { fail } from "../cli/envelope.ts";
+import { fitSize, imageRegionToScreen, makeMap, type FitOptions, type ImageMap } from "./coords.ts";
+import { decodePng, encodePng, pngSize, resample } from "./png.ts";
+import { openaiOutput, translateOpenAICall, type OpenAICall } from "./openai.ts";
+import { anthropicErrorResult, anthropicImageResult, translateAnthropicCall } from "./anthropic.ts";
+import { ADAPTERS, buildProgram, invalid, isObject, needsMap, toScreenSteps, type AdapterName, type TranslateOptions, type Translation } from "./translate.ts";
+
+export interface AdapterOptions extends FitOptions, TranslateOptions {
+  /** Target app selector set by the operator (`--app`); a request's `app` overrides it. */
+  app?: string;
+  /** serve's `--adapter`: the adapter of requests that name none (default native). */
+  defaultAdapter?: "native" | AdapterName;
+}
+
+/** The map of the last screenshot of one target, plus what it was taken of. */
+export interface StoredMap extends ImageMap {
+  app: string | null;
+  windowId: number;
+  /** The window's bounds right after the capture; a moved window invalidates the map. */
+  bounds: { x: number; y: number; width: number; height: number } | null;
+  capturedAt: string;
+}
+
+export interface ImageInfo {
+  width: number;
+  height: number;
+  /** For a screenshot: the map coordinates are read through. For a zoom: the screen area shown. */
+  map: StoredMap | null;
+  zoom?: { x: number; y: number; width: number; height: number };
+}
+
+/** One adapter response (a serve line without its id). */
+export interface AdapterResponse {
+  schemaVersion: 1;
+  ok: boolean;
+  command: "computer";
+  adapter: AdapterName;
+  /** The vendor item to hand back to the model: computer_call_output / tool_result (null when there is none). */
+  output: Record<string, unknown> | null;
+  /** The deckhand steps that ran, in screen pixels. */
+  steps: Step[] | null;
+  receipt: ProgramReceipt | null;
+  image: ImageInfo | null;
+  error?: ReturnType<typeof fail>["error"];
+}
+
+export function isAdapterName(v: unknown): v is AdapterName {
+  return typeof v === "string" && (ADAPTERS as readonly string[]).includes(v);
+}
+
+/** PNG bytes of `rect` (in the capture's reported pixels) at dw x dh. The helper's file may differ in size from what it reports: read width/height from the result, scale from the file. */
+export function renderPng(file: Uint8Array, capture: { width: number; height: number }, rect: { x: number; y: number; width: number; height: number }, dw: number, dh: number): Buffer {
+  const size = pngSize(file);
+  const whole = rect.x === 0 && rect.y === 0 && rect.width === capture.width && rect.height === capture.height;
+  if (whole && size.width === dw && size.height === dh) return Buffer.from(file);
+  const img = decodePng(file);
+  const fx = img.width / capture.width;
+  const fy = img.height / capture.height;
+  return encodePng(resample(img, { x: rect.x * fx, y: rect.y * fy, width: rect.width * fx, height: rect.height * fy }, dw, dh));
+}
+
+export class AdapterSession {
+  private maps = new Map<string, StoredMap>();
+
+  constructor(
+    readonly engine: Engine,
+    readonly opts: AdapterOptions = {},
+  ) {}
+
+  /** The last screenshot's map for a target (tests and cursor bookkeeping). */
+  lastMap(app: string | undefined): StoredMap | null {
+    return this.maps.get(app ?? "") ?? null;
+  }
+
+  /**
+   * A serve line: an adapter response for an adapter request (its `adapter`
+   * field, else the serve default), null for a native request.
+   */
+  async serveRequest(req: Record<string, unknown>, ctx: CallContext): Promise<AdapterResponse | ReturnType<typeof fail> | null> {
+    let adapter: AdapterName | null;
+    try {
+      adapter = adapterFor(req, this.opts.defaultAdapter);
+    } catch (err) {
+      return fail("computer", err);
+    }
+    return adapter ? await this.handle(adapter, req, ctx) : null;
+  }
+
+  /**
+   * One request: {id, adapter?, app?, call} or {id, adapter?, app?, action},
+   * where call is a computer_call item / tool_use block and action is the
+   * bare OpenAI action object / Anthropic tool input.
+   */
+  async handle(adapter: AdapterName, req: Record<string, unknown>, ctx: CallContext = {}): Promise<AdapterResponse> {
+    const fallbackId = typeof req.id === "string" || typeof req.id === "number" ? `deckhand_${req.id}` : "deckhand_call";
+    let vendorId = fallbackId;
+    const steps: Step[] | null = null;
+    const response = (partial: Partial<AdapterResponse>): AdapterResponse => ({ schemaVersion: 1, ok: true, command: "computer", adapter, output: null, steps, receipt: null, image: null, ...partial });
+    try {
+      const app = req.app ?? this.opts.app;
+      if (app !== undefined && (typeof app !== "string" || !app)) throw invalid("app must be a non-empty app selector", "app");
+      const raw = req.call ?? req.action;
+      if (req.call !== undefined && req.action !== undefined) throw invalid("send either call or action, not both", "call");
+      if (raw === undefined) throw invalid(`an ${adapter} request needs call (the vendor item) or action`, "call");
+      let translation: Translation;
+      let pending: OpenAICall["pendingSafetyChecks"] = [];
+      if (adapter === "openai") {
+        const c = translateOpenAICall(raw, fallbackId, this.opts);
+        vendorId = c.callId;
+        translation = c.translation;
+        pending = c.pendingSafetyChecks;
+        this.checkSafetyAcknowledged(pending, req.acknowledged_safety_checks);
+      } else {
+        const c = translateAnthropicCall(raw, fallbackId, this.opts);
+        vendorId = c.toolUseId;
+        translation = c.translation;
+      }
+      // One request at a time per target: a map must not change under a running action.
+      return await this.engine.serialized(`adapter:${app ?? ""}`, async () => {
+        const result = await this.run(translation, app as string | undefined, ctx);
+        const data = result.png.toString("base64");
+        const output = adapter === "openai" ? openaiOutput(vendorId, data, pending) : anthropicImageResult(vendorId, data);
+        return response({ output, steps: result.steps, receipt: result.receipt, image: result.image });
+      });
+    } catch (err) {
+      const envelope = fail("computer", err, (m) => process.stderr.write(`deckhand adapter: ${m}\n`));
+      const receipt = (err as { adapterReceipt?: ProgramReceipt }).adapterReceipt ?? null;
+      const ranSteps = (err as { adapterSteps?: Step[] }).adapterSteps ?? null;
+      const output = adapter === "anthropic" ? anthropicErrorResult(vendorId, `${envelope.error.code}: ${envelope.error.message}`) : null;
+      return { ...response({ ok: false, output, receipt, steps: ranSteps }), error: envelope.error };
+    }
+  }
+
+  private checkSafetyAcknowledged(pending: OpenAICall["pendingSafetyChecks"], acknowledged: unknown): void {
+    if (!pending.length) return;
+    const acked = new Set(
+      (Array.isArray(acknowledged) ? acknowledged : []).map((a) => (typeof a === "string" ? a : isObject(a) && typeof a.id === "string" ? a.id : "")),
+    );
+    const missing = pending.filter((p) => !acked.has(p.id));
+    if (missing.length) {
+      throw new DeckhandError("CONFIRM_REQUIRED", `OpenAI flagged this action (${missing.map((m) => m.code ?? m.id).join(", ")}); a human must acknowledge it before it runs`, {
+        details: { safetyChecks: missing.map((m) => m.id).join(","), codes: missing.map((m) => m.code ?? "").join(",") },
+        remediation: "Show the pending_safety_checks to the user; if they approve, resend the request with acknowledged_safety_checks listing their ids.",
+      });
+    }
+  }
+
+  private async run(t: Translation, app: string | undefined, ctx: CallContext): Promise<{ png: Buffer; steps: Step[] | null; receipt: ProgramReceipt | null; image: ImageInfo }> {
+    if (t.kind === "screenshot") return { ...(await this.screenshot(app)), steps: null, receipt: null };
+    if (t.kind === "zoom") return { ...(await this.zoom(app, t.region)), steps: null, receipt: null };
+    if (!t.steps.length) return { ...(await this.screenshot(app)), steps: [], receipt: null };
+    if (app === undefined) {
+      throw invalid("adapter actions need a target app: start serve with --app <selector> or send app in the request", "app");
+    }
+    const map = this.maps.get(app) ?? null;
+    const screenSteps = toScreenSteps(t.steps, map);
+    if (map && needsMap(t.steps)) await this.checkWindowUnchanged(app, map);
+    const program = buildProgram(app, map?.windowId, screenSteps);
+    const receipt = await runProgramValue(this.engine, program, ctx);
+    if (receipt.firstFailure !== null) {
+      const e = receipt.steps[receipt.firstFailure]!.error!;
+      const err = new DeckhandError(e.code as never, `step ${receipt.firstFailure} (${receipt.steps[receipt.firstFailure]!.action}): ${e.message}`, { details: { ...e.details, step: receipt.firstFailure, delivery: receipt.steps[receipt.firstFailure]!.delivery } });
+      Object.assign(err, { adapterReceipt: receipt, adapterSteps: screenSteps });
+      throw err;
+    }
+    return { ...(await this.screenshot(app)), steps: screenSteps, receipt };
+  }
+
+  /** Capture the target (its window, or with no app the whole screen), fit it, remember its map. */
+  async screenshot(app: string | undefined): Promise<{ png: Buffer; image: ImageInfo }> {
+    const { shot, windowId } = await this.capture(app);
+    const shown = fitSize(shot.width, shot.height, this.opts);
+    const png = renderPng(readFileSync(shot.path), shot, { x: 0, y: 0, width: shot.width, height: shot.height }, shown.width, shown.height);
+    const bounds = app !== undefined ? await this.windowBounds(app, windowId) : null;
+    const map: StoredMap = { ...makeMap(shot, shown), app: app ?? null, windowId, bounds, capturedAt: new Date().toISOString() };
+    this.maps.set(app ?? "", map);
+    return { png, image: { width: shown.width, height: shown.height, map } };
+  }
+
+  /**
+   * A region [x1, y1, x2, y2] of the last screenshot, captured afresh at the
+   * capture's own resolution and scaled to fill the last screenshot's size
+   * (aspect kept). The map is not replaced: coordinates still refer to the
+   * last full screenshot.
+   */
+  async zoom(app: string | undefined, region: unknown): Promise<{ png: Buffer; image: ImageInfo }> {
+    const map = this.maps.get(app ?? "");
+    if (!map) throw new DeckhandError("SCREENSHOT_REQUIRED", "take a screenshot first: a zoom region is in pixels of the last screenshot, and there is none");
+    const screen = imageRegionToScreen(map, region);
+    if (app !== undefined) await this.checkWindowUnchanged(app, map);
+    const { shot } = await this.capture(app);
+    // Screen rect -> pixels of the fresh capture, clamped to it.
+    const x0 = Math.max(0, (screen.x - shot.origin.x) * shot.scale);
+    const y0 = Math.max(0, (screen.y - shot.origin.y) * shot.scale);
+    const x1 = Math.min(shot.width, (screen.x + screen.width - shot.origin.x) * shot.scale);
+    const y1 = Math.min(shot.height, (screen.y + screen.height - shot.origin.y) * shot.scale);
+    if (!(x1 > x0 && y1 > y0)) throw new DeckhandError("COORDINATE_OUT_OF_BOUNDS", "the zoom region is no longer inside the target; take a new screenshot");
+    const [rx1, ry1, rx2, ry2] = region as number[];
+    const f = Math.min(map.width / (rx2! - rx1!), map.height / (ry2! - ry1!));
+    const dw = Math.max(1, Math.round((rx2! - rx1!) * f));
+    const dh = Math.max(1, Math.round((ry2! - ry1!) * f));
+    const png = renderPng(readFileSync(shot.path), shot, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, dw, dh);
+    return { png, image: { width: dw, height: dh, map, zoom: screen } };
+  }
+
+  private async capture(app: string | undefined): Promise<{ shot: ScreenshotInfo; windowId: number }> {
+    const r = (await HANDLERS.screenshot(this.engine, app !== undefined ? { app } : {}, {})) as { windowId: number; screenshot: ScreenshotInfo };
+    return { shot: r.screenshot, windowId: r.windowId };
+  }
+
+  private async windowBounds(app: string, windowId: number): Promise<StoredMap["bounds"]> {
+    const resolved = await resolveApp(this.engine, app);
+    const w = (await appWindows(this.engine, resolved.pid)).find((x) => x.window_id === windowId);
+    return w ? { ...w.bounds } : null;
+  }
+
+  /** The window the map was taken of must still be where it was, or the coordinates mean something else. */
+  private async checkWindowUnchanged(app: string, map: StoredMap): Promise<void> {
+    if (!map.bounds) return;
+    const now = await this.windowBounds(app, map.windowId).catch((err) => {
+      if (err instanceof DeckhandError && err.code === "APP_NOT_FOUND") return null;
+      throw err;
+    });
+    if (!now) {
+      this.maps.delete(app);
+      throw new DeckhandError("SCREENSHOT_REQUIRED", "the window of the last screenshot is gone; take a new screenshot", { details: { reason: "window-gone", windowId: map.windowId } });
+    }
+    const b = map.bounds;
+    if (now.x !== b.x || now.y !== b.y || now.width !== b.width || now.height !== b.height) {
+      this.maps.delete(app);
+      throw new DeckhandError("SCREENSHOT_REQUIRED", "the window moved or was resized since the last screenshot; take a new screenshot", {
+        details: { reason: "window-moved", windowId: map.windowId },
+      });
+    }
+  }
+}
+
+/** Which adapter a serve request uses: its own `adapter` field, else the serve default; null = native. */
+export function adapterFor(req: Record<string, unknown>, serveDefault: string | undefined): AdapterName | null {
+  const a = req.adapter ?? serveDefault ?? "native";
+  if (a === "native") return null;
+  if (isAdapterName(a)) return a;
+  throw invalid(`adapter must be native, openai or anthropic (got ${JSON.stringify(String(a).slice(0, 40))})`, "adapter");
+}

@@ -1,0 +1,171 @@
+// The audit log: one JSON line per policy decision and per action, appended
+// to <state dir>/audit.jsonl (mode 0600, opened O_APPEND|O_NOFOLLOW|O_CREAT).
+//
+// The record type cannot carry secrets: AuditRecord is a strict schema of the
+// allowed fields, and every record is validated before it is written. There
+// is no field for typed text, values, clipboard contents, window titles or
+// URLs, and identifier fields reject "/" and ":" so a URL or a path cannot
+// be smuggled into one.
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { DeckhandError, ERROR_CODES } from "../protocol/errors.ts";
+import { stateDir } from "../session/state-dir.ts";
+
+export const AUDIT_FILE = "audit.jsonl";
+
+const int = z.number().int();
+const uint = int.nonnegative();
+
+/** Where the audit log lives: join(stateDir(env), "audit.jsonl"). */
+export function auditPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), AUDIT_FILE);
+}
+
+export const AuditEvent = z.enum(["decision", "action", "pause", "resume"]);
+export const AuditDecisionSource = z.enum(["builtin", "admin", "user", "default", "flag", "session", "confirm", "pause", "operator"]);
+export const AuditDelivery = z.enum(["not_dispatched", "submitted", "partial", "unknown"]);
+
+/**
+ * One audit line. Strict: unknown keys (text, value, url, clipboard, title,
+ * ...) are rejected, never dropped silently. Fields left out default to null.
+ */
+export const AuditRecord = z.strictObject({
+  /** ISO 8601 UTC time; appendAudit fills it in when absent. */
+  time: z.iso.datetime(),
+  event: AuditEvent,
+  /** Session id (serve / MCP) or null for a one-shot CLI call. */
+  session: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, "session id: letters, digits, _ . - only").nullable().default(null),
+  /** The deckhand command, e.g. "click", "set-value", "policy-check". */
+  command: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "command: lowercase name"),
+  /** Desktop / bundle id or executable basename: no "/" or ":" (never a path or URL). */
+  app_id: z
+    .string()
+    .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._+@!~()-]{0,255}$/u, "app_id: an id or basename, not a path or URL")
+    .nullable()
+    .default(null),
+  pid: uint.nullable().default(null),
+  /** Window id (never its title). */
+  window_id: uint.nullable().default(null),
+  /** Element index in the snapshot (never its name or value). */
+  element_index: uint.nullable().default(null),
+  decision: z.enum(["allow", "deny"]).nullable().default(null),
+  decision_source: AuditDecisionSource.nullable().default(null),
+  /** The rule that decided, e.g. "builtin:terminal:xterm", "user:blocked_urls[0]" (an index, never a glob or URL). */
+  rule: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:=[\]-]{1,128}$/, "rule: a rule reference")
+    .nullable()
+    .default(null),
+  /** "OK" or a public error code. */
+  outcome: z.enum(["OK", ...ERROR_CODES]),
+  delivery: AuditDelivery.nullable().default(null),
+  duration_ms: uint.nullable().default(null),
+});
+/** A record as written (every field present). */
+export type AuditRecord = z.infer<typeof AuditRecord>;
+/** What callers pass: `time` and nullable fields may be omitted. */
+export type AuditRecordInput = Omit<z.input<typeof AuditRecord>, "time"> & { time?: string };
+
+const MAX_LINE = 4096;
+
+function auditError(message: string, reason: string, remediation: string): DeckhandError {
+  return new DeckhandError("INTERNAL", message, { remediation, details: { reason } });
+}
+
+/** Validate a record; the error names fields, never their values. */
+export function validateAuditRecord(record: AuditRecordInput): AuditRecord {
+  const input = { ...record, time: record.time ?? new Date().toISOString() };
+  const result = AuditRecord.safeParse(input);
+  if (!result.success) {
+    const fields = result.error.issues
+      .map((i) => (i.code === "unrecognized_keys" ? (i as { keys: string[] }).keys.join(",") : i.path.join(".") || "(root)"))
+      .join(", ");
+    throw new DeckhandError("INTERNAL", `audit record rejected: ${fields}`, {
+      remediation: "This is a deckhand bug: an audit record may carry only AuditRecord's fields.",
+      details: { reason: "audit_record_rejected", fields },
+    });
+  }
+  return result.data;
+}
+
+function openAppend(path: string): number {
+  const nofollow = constants.O_NOFOLLOW ?? 0;
+  if (!nofollow) {
+    // No O_NOFOLLOW (Windows): refuse a symlink by lstat first.
+    try {
+      if (lstatSync(path).isSymbolicLink()) throw Object.assign(new Error("symlink"), { code: "ELOOP" });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+  }
+  return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | nofollow, 0o600);
+}
+
+/**
+ * Validate `record` and append it as one line. Throws INTERNAL (details.reason
+ * audit_record_rejected, audit_path_is_symlink, audit_path_not_a_file,
+ * audit_unwritable) without writing anything when it cannot. Callers should
+ * treat a throw as "do not dispatch".
+ */
+export function appendAudit(record: AuditRecordInput, env: NodeJS.ProcessEnv = process.env): AuditRecord {
+  const valid = validateAuditRecord(record);
+  const line = `${JSON.stringify(valid)}\n`;
+  if (Buffer.byteLength(line) > MAX_LINE) throw auditError("audit record too long", "audit_record_rejected", "This is a deckhand bug.");
+  const path = auditPath(env);
+  let fd: number;
+  try {
+    fd = openAppend(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "EMLINK") {
+      throw auditError(`the audit log ${path} is a symlink; refusing to follow it`, "audit_path_is_symlink", `Remove the symlink at ${path}.`);
+    }
+    throw auditError(`cannot open the audit log ${path} (${code ?? "error"})`, "audit_unwritable", `Make ${path} writable by this user.`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw auditError(`the audit log ${path} is not a regular file`, "audit_path_not_a_file", `Remove ${path}.`);
+    if ((st.mode & 0o077) !== 0) {
+      try {
+        fchmodSync(fd, 0o600);
+      } catch {
+        throw auditError(`the audit log ${path} is readable by others and cannot be fixed`, "audit_unwritable", `chmod 600 ${path}`);
+      }
+    }
+    const buf = Buffer.from(line);
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  } catch (err) {
+    if (err instanceof DeckhandError) throw err;
+    throw auditError(`cannot write the audit log ${path} (${(err as NodeJS.ErrnoException).code ?? "error"})`, "audit_unwritable", `Check free space and permissions of ${path}.`);
+  } finally {
+    closeSync(fd);
+  }
+  return valid;
+}
+
+/** Every record in the audit log (oldest first); [] when there is none. For tests and `deckhand audit`. */
+export function readAudit(env: NodeJS.ProcessEnv = process.env): AuditRecord[] {
+  const path = auditPath(env);
+  let text: string;
+  try {
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      text = readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l, i) => {
+      const r = AuditRecord.safeParse(JSON.parse(l));
+      if (!r.success) throw auditError(`audit line ${i + 1} is not a valid record`, "audit_record_rejected", `Inspect ${path}.`);
+      return r.data;
+    });
+}
