@@ -1,7 +1,7 @@
 import type { StartContext } from "./context.ts";
 import { dbusCall, nameHasOwner } from "./dbus.ts";
 import { pollUntil } from "./poll.ts";
-import { DesktopStartError, spawnDaemon, type Daemon } from "./processes.ts";
+import { DesktopStartError, spawnDaemon, tail, type Daemon } from "./processes.ts";
 
 /**
  * The accessibility bus: at-spi-bus-launcher starts the a11y dbus-daemon and
@@ -20,7 +20,9 @@ export async function startAccessibility(
   );
   ctx.started.push(launcher);
   await pollUntil("at-spi-bus-launcher", launcher, ctx.timeoutMs, () => nameHasOwner(sessionBus, "org.a11y.Bus"));
-  const reply = await dbusCall(sessionBus, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress");
+  const reply = await dbusCall(sessionBus, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress").catch((err: Error) => {
+    throw new DesktopStartError("at-spi-bus-launcher", `GetAddress failed: ${err.message}`, tail(launcher.logPath));
+  });
   const a11yAddress = /string "([^"]+)"/.exec(reply)?.[1];
   if (!a11yAddress) throw new DesktopStartError("at-spi-bus-launcher", `unexpected GetAddress reply: ${reply.trim()}`);
 

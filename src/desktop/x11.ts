@@ -22,6 +22,10 @@ export class X11Connection {
       this.buf = Buffer.concat([this.buf, chunk]);
       this.wake();
     });
+    socket.on("error", (err) => {
+      this.closed ??= err;
+      this.wake();
+    });
     socket.on("close", () => {
       this.closed ??= new Error("X connection closed");
       this.wake();

@@ -1,0 +1,387 @@
+// Helpers for live tests: a private desktop per test file, the fixture app,
+// real applications, xdotool and pyatspi run inside the desktop.
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe } from "vitest";
+import { startDesktop, X11Connection, type Desktop, type DesktopOptions } from "../../src/desktop/index.ts";
+
+const run = promisify(execFile);
+
+/** Debian's python, which has python3-gi and pyatspi (the one on PATH may not). */
+export const SYSTEM_PYTHON = "/usr/bin/python3";
+export const FIXTURE_APP = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "apps", "fixture_app.py");
+
+const REQUIRED_TOOLS = ["Xvfb", "dbus-daemon", "dbus-send", "openbox", "xdotool"];
+const REQUIRED_FILES = ["/usr/libexec/at-spi-bus-launcher", "/usr/libexec/at-spi2-registryd", SYSTEM_PYTHON];
+
+let missingCache: string[] | undefined;
+
+/** What a live test needs and this machine lacks ([] when live tests can run). */
+export function liveMissing(): string[] {
+  if (missingCache) return missingCache;
+  const missing: string[] = [];
+  if (process.platform !== "linux") missing.push("Linux");
+  const path = (process.env.PATH ?? "").split(":");
+  for (const tool of REQUIRED_TOOLS) {
+    if (!path.some((d) => isExecutable(join(d, tool)))) missing.push(tool);
+  }
+  for (const f of REQUIRED_FILES) if (!isExecutable(f)) missing.push(f);
+  if (!missing.includes(SYSTEM_PYTHON)) {
+    try {
+      execFileSync(SYSTEM_PYTHON, ["-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk; import pyatspi"], {
+        stdio: "ignore",
+        env: { ...process.env, DISPLAY: "" },
+      });
+    } catch {
+      missing.push("python3-gi, gir1.2-gtk-3.0 and python3-pyatspi for /usr/bin/python3");
+    }
+  }
+  return (missingCache = missing);
+}
+
+export function liveAvailable(): boolean {
+  return liveMissing().length === 0;
+}
+
+/**
+ * `describe` for live tests. Without the prerequisites the suite is skipped
+ * and says why; on CI (CI set) missing prerequisites fail instead, since
+ * there they must run.
+ */
+export function describeLive(name: string, fn: () => void): void {
+  const missing = liveMissing();
+  if (missing.length === 0) describe(name, fn);
+  else if (process.env.CI) {
+    describe(name, () => {
+      beforeAll(() => {
+        throw new Error(`live test prerequisites missing on CI: ${missing.join(", ")} (see ci/apt-packages.txt)`);
+      });
+      fn();
+    });
+  } else describe.skip(`${name} [skipped: missing ${missing.join(", ")}]`, fn);
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Anything that says where a desktop is: a Desktop or useDesktop()'s handle. */
+export interface DesktopLike {
+  env: Record<string, string>;
+  display: string;
+  root?: string;
+}
+
+export interface LiveDesktop extends DesktopLike {
+  readonly desktop: Desktop;
+  readonly root: string;
+}
+
+/** One private desktop for the test file: started in beforeAll, stopped in afterAll. */
+export function useDesktop(opts: DesktopOptions = {}): LiveDesktop {
+  let desktop: Desktop | undefined;
+  beforeAll(async () => {
+    desktop = await startDesktop(opts);
+  });
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+  const get = () => {
+    if (!desktop) throw new Error("useDesktop(): the desktop is not started yet (use it inside tests or hooks)");
+    return desktop;
+  };
+  return {
+    get desktop() {
+      return get();
+    },
+    get env() {
+      return get().env;
+    },
+    get display() {
+      return get().display;
+    },
+    get root() {
+      return get().root;
+    },
+  };
+}
+
+export function desktopEnv(desktop: DesktopLike, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...desktop.env, ...extra };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check` returns something truthy, or fails after timeoutMs with `what`. */
+export async function waitUntil<T>(what: string, timeoutMs: number, check: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let interval = 5;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(interval);
+    interval = Math.min(interval * 1.5, 50);
+  }
+}
+
+export interface FixtureEvent {
+  t: number;
+  event: string;
+  [key: string]: unknown;
+}
+
+export interface Fixture {
+  pid: number;
+  logPath: string;
+  /** Every line logged so far, parsed. */
+  events(): FixtureEvent[];
+  /** The first event at index >= after that matches; fails after timeoutMs or if the app exits. */
+  waitFor(predicate: (e: FixtureEvent) => boolean, timeoutMs?: number, after?: number): Promise<FixtureEvent>;
+  /** Settles when the app has exited. */
+  exit: Promise<ExitStatus>;
+  /** SIGTERM (the app logs "exit" and quits), SIGKILL to its group after 3 s. */
+  stop(): Promise<void>;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: string | null;
+}
+
+interface Launched {
+  child: ChildProcess;
+  outputPath: string;
+  exited(): boolean;
+  exit: Promise<ExitStatus>;
+  stop(): Promise<void>;
+}
+
+function launch(desktop: DesktopLike, argv: string[], extraEnv: Record<string, string>, name: string): Launched {
+  const dir = desktop.root && existsSync(desktop.root) ? desktop.root : mkdtempSync(join(tmpdir(), "deckhand-live-"));
+  const outputPath = join(dir, `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.out`);
+  const fd = openSync(outputPath, "a");
+  let child: ChildProcess;
+  try {
+    child = spawn(argv[0]!, argv.slice(1), { env: desktopEnv(desktop, extraEnv), detached: true, stdio: ["ignore", fd, fd] });
+  } finally {
+    closeSync(fd);
+  }
+  let exit: ExitStatus | undefined;
+  child.on("error", () => {});
+  const exitPromise = new Promise<ExitStatus>((resolve) =>
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    }),
+  );
+  const pid = child.pid!;
+  return {
+    child,
+    outputPath,
+    exited: () => exit !== undefined,
+    exit: exitPromise,
+    async stop() {
+      if (exit || pid === undefined) return;
+      const gone = new Promise<void>((r) => child.once("exit", () => r()));
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }, 3000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function outputTail(path: string): string {
+  try {
+    return readFileSync(path, "utf8").trimEnd().split("\n").slice(-15).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+export interface LaunchFixtureOptions {
+  /** Where the JSON lines go (default: a new file in the desktop's root). */
+  logPath?: string;
+  env?: Record<string, string>;
+  /** Wait for the "ready" event (default true). */
+  waitReady?: boolean;
+  timeoutMs?: number;
+}
+
+/** Starts test/fixtures/apps/fixture_app.py inside the desktop and (by default) waits until both windows are up. */
+export async function launchFixture(desktop: DesktopLike, opts: LaunchFixtureOptions = {}): Promise<Fixture> {
+  const dir = desktop.root && existsSync(desktop.root) ? desktop.root : mkdtempSync(join(tmpdir(), "deckhand-live-"));
+  const logPath = opts.logPath ?? join(dir, `fixture-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
+  const app = launch(desktop, [SYSTEM_PYTHON, FIXTURE_APP], { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, "fixture");
+  const events = (): FixtureEvent[] => {
+    let text: string;
+    try {
+      text = readFileSync(logPath, "utf8");
+    } catch {
+      return [];
+    }
+    const lines = text.split("\n");
+    lines.pop(); // an incomplete last line, or "" after the final newline
+    return lines.map((l) => JSON.parse(l) as FixtureEvent);
+  };
+  const fixture: Fixture = {
+    pid: app.child.pid!,
+    logPath,
+    events,
+    async waitFor(predicate, timeoutMs = 10_000, after = 0) {
+      return waitUntil(`a fixture event matching ${predicate.toString()}`, timeoutMs, () => {
+        const found = events().slice(after).find(predicate);
+        if (found) return found;
+        if (app.exited()) throw new Error(`the fixture app exited; its output:\n${outputTail(app.outputPath)}`);
+        return undefined;
+      });
+    },
+    exit: app.exit,
+    stop: app.stop,
+  };
+  if (opts.waitReady ?? true) {
+    try {
+      await fixture.waitFor((e) => e.event === "ready", opts.timeoutMs ?? 20_000);
+    } catch (err) {
+      await app.stop();
+      throw err;
+    }
+  }
+  return fixture;
+}
+
+export interface App {
+  pid: number;
+  /** X ids of its managed, viewable top-level windows. */
+  windows: number[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real application (gtk3-widget-factory, mousepad...) and waits
+ * until the window manager lists a viewable window whose _NET_WM_PID is the
+ * app's pid.
+ */
+export async function launchApp(desktop: DesktopLike, argv: string[], opts: { timeoutMs?: number } = {}): Promise<App> {
+  const app = launch(desktop, argv, {}, argv[0]!.split("/").pop()!);
+  const pid = app.child.pid!;
+  const x = await X11Connection.open(desktop.display);
+  try {
+    const clientList = await x.internAtom("_NET_CLIENT_LIST");
+    const wmPid = await x.internAtom("_NET_WM_PID");
+    const windows = await waitUntil(`a window of ${argv.join(" ")}`, opts.timeoutMs ?? 20_000, async () => {
+      if (app.exited()) throw new Error(`${argv[0]} exited before showing a window; its output:\n${outputTail(app.outputPath)}`);
+      const mine: number[] = [];
+      for (const w of await x.getProperty32(x.root, clientList)) {
+        if ((await x.getProperty32(w, wmPid))[0] === pid && (await x.isViewable(w))) mine.push(w);
+      }
+      return mine.length ? mine : undefined;
+    });
+    return { pid, windows, stop: app.stop };
+  } catch (err) {
+    await app.stop();
+    throw err;
+  } finally {
+    x.close();
+  }
+}
+
+/** Runs xdotool inside the desktop; its stdout, trimmed. */
+export async function xdotool(desktop: DesktopLike, args: string[]): Promise<string> {
+  const { stdout } = await run("xdotool", args, { env: desktopEnv(desktop), timeout: 10_000 });
+  return stdout.trim();
+}
+
+/** Runs a Python script with /usr/bin/python3 inside the desktop; its stdout. */
+export async function python(desktop: DesktopLike, script: string, timeoutMs = 20_000): Promise<string> {
+  const { stdout } = await run(SYSTEM_PYTHON, ["-c", script], { env: desktopEnv(desktop), timeout: timeoutMs, maxBuffer: 64 << 20 });
+  return stdout;
+}
+
+export interface AccessibleNode {
+  app: string;
+  role: string;
+  name: string;
+  id: string;
+  /** Screen coordinates: [x, y, width, height]. */
+  extents: [number, number, number, number];
+  states: string[];
+}
+
+const ACCESSIBLE_NODES_PY = `
+import json, sys, pyatspi
+out = []
+def walk(app, node, depth):
+    if depth > 40:
+        return
+    try:
+        name = node.name or ""
+        role = node.getRoleName()
+        states = [pyatspi.stateToString(s) for s in node.getState().getStates()]
+        try:
+            ident = node.accessibleId or ""
+        except Exception:
+            ident = ""
+        ext = None
+        if name and "showing" in states:
+            try:
+                e = node.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+                ext = [e.x, e.y, e.width, e.height]
+            except NotImplementedError:
+                pass
+        if name or ident:
+            out.append({"app": app, "role": role, "name": name, "id": ident, "extents": ext or [0, 0, 0, 0], "states": states})
+        children = list(node) if (want_all or role not in ("list box", "list")) else []
+    except Exception as err:
+        return
+    for ch in children:
+        if ch is not None:
+            walk(app, ch, depth + 1)
+want_all = sys.argv[-1] == "all"
+only = sys.argv[1] if len(sys.argv) > 2 else ""
+for app in pyatspi.Registry.getDesktop(0):
+    if app is None or (only and app.name != only):
+        continue
+    walk(app.name, app, 0)
+print(json.dumps(out))
+`;
+
+/**
+ * Named accessible objects of the desktop's applications (or one app), as
+ * pyatspi sees them. List contents are skipped unless all is set (the
+ * fixture's 200 rows would dominate the walk).
+ */
+export async function accessibleNodes(desktop: DesktopLike, appName = "", all = false): Promise<AccessibleNode[]> {
+  const { stdout } = await run(SYSTEM_PYTHON, ["-c", ACCESSIBLE_NODES_PY, appName, all ? "all" : "some"], {
+    env: desktopEnv(desktop),
+    timeout: 30_000,
+    maxBuffer: 64 << 20,
+  });
+  return JSON.parse(stdout) as AccessibleNode[];
+}
+
+/** The centre of a node's extents, as integer screen coordinates. */
+export function centre(node: AccessibleNode): [number, number] {
+  const [x, y, w, h] = node.extents;
+  return [Math.round(x + w / 2), Math.round(y + h / 2)];
+}
