@@ -1,0 +1,117 @@
+// Drives the real, compiled deckhand (dist/deckhand, with the real helper
+// beside it) inside a private desktop: what an agent framework would run.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { desktopEnv, type DesktopLike } from "./harness.ts";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const DECKHAND = process.env.DECKHAND_BIN ?? join(root, "dist", "deckhand");
+export const HELPER = join(root, "dist", "deckhand-helper-linux");
+
+export function requireBuild(): void {
+  for (const p of [DECKHAND, HELPER]) {
+    if (!existsSync(p)) throw new Error(`${p} is missing: run scripts/build.sh (scripts/test.sh does)`);
+  }
+}
+
+export interface Envelope {
+  ok: boolean;
+  command: string;
+  result?: any;
+  error?: { code: string; message: string; remediation: string; details: Record<string, string | number | boolean> };
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  envelope: Envelope;
+}
+
+export function newStateDir(): string {
+  return mkdtempSync(join(tmpdir(), "deckhand-live-state-"));
+}
+
+/** One CLI call with --json; resolves with the parsed envelope. */
+export function deckhand(desktop: DesktopLike, args: string[], opts: { stateDir: string; stdin?: string; env?: Record<string, string> }): Promise<CliRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(DECKHAND, [...args, "--json"], {
+      env: desktopEnv(desktop, { DECKHAND_STATE_DIR: opts.stateDir, ...opts.env }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      let envelope: Envelope;
+      try {
+        envelope = JSON.parse(stdout);
+      } catch {
+        reject(new Error(`deckhand ${args.join(" ")} printed no envelope (exit ${code}):\n${stdout}\n${stderr}`));
+        return;
+      }
+      resolveRun({ code: code ?? -1, stdout, stderr, envelope });
+    });
+    child.stdin.end(opts.stdin ?? "");
+  });
+}
+
+/** Like deckhand() but fails the test unless ok. */
+export async function ok(desktop: DesktopLike, args: string[], opts: { stateDir: string; stdin?: string; env?: Record<string, string> }): Promise<any> {
+  const r = await deckhand(desktop, args, opts);
+  if (!r.envelope.ok) throw new Error(`deckhand ${args.join(" ")} failed: ${JSON.stringify(r.envelope.error)}\n${r.stderr}`);
+  return r.envelope.result;
+}
+
+/** A long-running `deckhand serve` session. */
+export class Serve {
+  private waiters = new Map<string, (e: any) => void>();
+  private nextId = 1;
+  readonly child;
+  stderr = "";
+  constructor(desktop: DesktopLike, opts: { stateDir: string; args?: string[]; env?: Record<string, string> }) {
+    this.child = spawn(DECKHAND, ["serve", ...(opts.args ?? [])], {
+      env: desktopEnv(desktop, { DECKHAND_STATE_DIR: opts.stateDir, ...opts.env }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child.stderr.on("data", (d) => (this.stderr = (this.stderr + d).slice(-20000)));
+    createInterface({ input: this.child.stdout }).on("line", (line) => {
+      const msg = JSON.parse(line);
+      const w = this.waiters.get(String(msg.id));
+      if (w) {
+        this.waiters.delete(String(msg.id));
+        w(msg);
+      }
+    });
+  }
+
+  request(command: string, args: Record<string, unknown> = {}): Promise<Envelope & { id: number }> {
+    const id = this.nextId++;
+    const p = new Promise<any>((r) => this.waiters.set(String(id), r));
+    this.child.stdin.write(JSON.stringify({ id, command, args }) + "\n");
+    return p;
+  }
+
+  async ok(command: string, args: Record<string, unknown> = {}): Promise<any> {
+    const r = await this.request(command, args);
+    if (!r.ok) throw new Error(`serve ${command} failed: ${JSON.stringify(r.error)}\n${this.stderr}`);
+    return r.result;
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return await new Promise((r) => this.child.on("exit", (code) => r(code)));
+  }
+}
+
+export function element(state: any, role: string, title: string): any {
+  const el = state.snapshot.elements.find((e: any) => e.role === role && e.title === title);
+  if (!el) throw new Error(`no ${role} "${title}" in the snapshot:\n${state.snapshot.treeText}`);
+  return el;
+}
