@@ -17,3 +17,5 @@ if [[ -f helpers/linux-rust/Cargo.toml ]]; then
 fi
 echo "== vitest"
 vitest run "$@"
+echo "== docs/support.md matches the matrix rows and this run's results"
+bun scripts/gen-support.ts --check

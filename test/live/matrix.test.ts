@@ -1,0 +1,474 @@
+// Runs the acceptance matrix (test/live/matrix/rows.ts) against the real
+// desktop through the compiled deckhand, and records each row's outcome in
+// test/live/matrix/last-run.json, from which docs/support.md is generated.
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeLive, desktopEnv, launchApp, launchFixture, useDesktop, waitUntil, type DesktopLike, type Fixture, type FixtureEvent } from "./harness.ts";
+import { deckhand, newStateDir, requireBuild, Serve } from "./deckhand.ts";
+import { ROWS, type MatrixRow } from "./matrix/rows.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const results: Record<string, { status: "passed" | "failed"; ms: number; error?: string }> = {};
+/** How long we watch for anything else arriving after an action settled. */
+const QUIET_MS = 300;
+
+// ------------------------------------------------------------------ oracles
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const NOISE = new Set(["window", "ready"]);
+
+function since(f: Fixture, mark: number): FixtureEvent[] {
+  return f.events().slice(mark).filter((e) => !NOISE.has(e.event));
+}
+
+async function receivedNothing(f: Fixture, mark: number): Promise<void> {
+  await sleep(QUIET_MS);
+  expect(since(f, mark)).toEqual([]);
+}
+
+function pointer(d: DesktopLike): string {
+  return execFileSync("xdotool", ["getmouselocation"], { env: desktopEnv(d) }).toString().replace(/ window:\d+/, "").trim();
+}
+function stacking(d: DesktopLike): string {
+  return execFileSync("xprop", ["-root", "_NET_CLIENT_LIST_STACKING"], { env: desktopEnv(d) }).toString().trim();
+}
+function focusWindow(d: DesktopLike): string {
+  return execFileSync("xdotool", ["getwindowfocus"], { env: desktopEnv(d) }).toString().trim();
+}
+interface Scene {
+  pointer: string;
+  stacking: string;
+  focus: string;
+}
+function scene(d: DesktopLike): Scene {
+  return { pointer: pointer(d), stacking: stacking(d), focus: focusWindow(d) };
+}
+
+function find(state: any, role: RegExp, title: string): any {
+  const el = state.snapshot.elements.find((e: any) => role.test(e.role) && e.title === title);
+  if (!el) throw new Error(`no ${role} "${title}" in:\n${state.snapshot.treeText.slice(0, 4000)}`);
+  return el;
+}
+const BUTTON = /button/;
+const ENTRY = /^text$|entry/;
+
+function centre(el: any): [number, number] {
+  return [el.bounds.x + Math.floor(el.bounds.width / 2), el.bounds.y + Math.floor(el.bounds.height / 2)];
+}
+
+// ------------------------------------------------------------------ runners
+interface Ctx {
+  desktop: DesktopLike;
+  fixture: Fixture;
+  bg: Serve; // serve without grants
+  fg: Serve; // serve with --allow-foreground (operator grant at session start)
+  stateDir: string;
+  mainWindow: number;
+}
+
+async function observe(s: Serve, ctx: Ctx): Promise<any> {
+  return await s.ok("get-app-state", { app: `pid:${ctx.fixture.pid}`, windowId: ctx.mainWindow, noScreenshot: true });
+}
+
+type Runner = (ctx: Ctx) => Promise<void>;
+
+const FIXTURE_RUNNERS: Record<string, Runner> = {
+  async "fixture.click.element"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.ok("click", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, BUTTON, "OK").index });
+    expect(r.delivery).toBe("submitted");
+    expect(r.route).toBe("accessibility");
+    await ctx.fixture.waitFor((e) => e.event === "clicked", 5000, mark);
+    await sleep(QUIET_MS);
+    expect(since(ctx.fixture, mark)).toEqual([expect.objectContaining({ event: "clicked", control: "OK" })]);
+    expect(scene(ctx.desktop)).toEqual(before);
+  },
+  async "fixture.set-value.entry"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.ok("set-value", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, ENTRY, "Name").index, value: "Ada Lovelace" });
+    expect(r.verification.verified).toBe(true);
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "Ada Lovelace", 5000, mark);
+    await sleep(QUIET_MS);
+    const changed = since(ctx.fixture, mark).filter((e) => e.event === "text_changed");
+    expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+    expect(changed.at(-1)!.text).toBe("Ada Lovelace");
+    expect(since(ctx.fixture, mark).filter((e) => e.event !== "text_changed")).toEqual([]);
+    expect(scene(ctx.desktop)).toEqual(before);
+  },
+  async "fixture.type-text.replaces-selection"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const name = find(st, ENTRY, "Name").index;
+    await ctx.bg.ok("set-value", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, value: "Ada Lovelace" });
+    const mark = ctx.fixture.events().length;
+    await ctx.bg.ok("select-text", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, start: 0, end: 3 });
+    const r = await ctx.bg.ok("type-text", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, text: "Eve" });
+    expect(r.route).toBe("accessibility");
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "Eve Lovelace", 5000, mark);
+    await sleep(QUIET_MS);
+    const changed = since(ctx.fixture, mark).filter((e) => e.event === "text_changed");
+    expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+    expect(changed.at(-1)!.text).toBe("Eve Lovelace");
+  },
+  async "fixture.type-text.multiline"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    await ctx.bg.ok("type-text", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, ENTRY, "Notes").index, text: "hello notes" });
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.control === "Notes" && String(e.text).includes("hello notes"), 5000, mark);
+    await sleep(QUIET_MS);
+    const got = since(ctx.fixture, mark);
+    expect(new Set(got.map((e) => `${e.event}:${e.control}`))).toEqual(new Set(["text_changed:Notes"]));
+    expect(scene(ctx.desktop)).toEqual(before);
+  },
+  async "fixture.focus.entry"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    await ctx.bg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, ENTRY, "Email").index });
+    await ctx.fixture.waitFor((e) => e.event === "focus" && e.control === "Email" && e.in === true, 5000, mark);
+    const after = scene(ctx.desktop);
+    expect(after.pointer).toBe(before.pointer);
+    expect(after.stacking).toBe(before.stacking);
+  },
+  async "fixture.click.checkbox"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    await ctx.bg.ok("click", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, /check/, "Subscribe").index });
+    await ctx.fixture.waitFor((e) => e.event === "toggled" && e.control === "Subscribe", 5000, mark);
+    await sleep(QUIET_MS);
+    expect(since(ctx.fixture, mark)).toEqual([expect.objectContaining({ event: "toggled", control: "Subscribe", active: true })]);
+    expect(scene(ctx.desktop)).toEqual(before);
+  },
+  async "fixture.secondary.named-action"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const box = find(st, /check/, "Subscribe");
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.ok("perform-secondary-action", { app: `pid:${ctx.fixture.pid}`, elementIndex: box.index, action: box.actions[0] });
+    expect(r.route).toBe("accessibility");
+    await ctx.fixture.waitFor((e) => e.event === "toggled" && e.control === "Subscribe", 5000, mark);
+    await sleep(QUIET_MS);
+    expect(since(ctx.fixture, mark).filter((e) => e.event === "toggled")).toHaveLength(1);
+    const bad = await ctx.bg.request("perform-secondary-action", { app: `pid:${ctx.fixture.pid}`, elementIndex: box.index, action: "no-such-action" });
+    expect(bad.error?.code).toBe("ACTION_UNSUPPORTED");
+  },
+  async "fixture.scroll.into-view"(ctx) {
+    const st = await ctx.bg.ok("get-app-state", { app: `pid:${ctx.fixture.pid}`, windowId: ctx.mainWindow, noScreenshot: true, maxNodes: 5000 });
+    const rowEl = find(st, /list item|row|label/, "Row 150");
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.ok("scroll", { app: `pid:${ctx.fixture.pid}`, elementIndex: rowEl.index });
+    expect(r.route).toBe("accessibility");
+    const ev = await ctx.fixture.waitFor((e) => e.event === "scroll" && e.control === "Rows", 5000, mark);
+    expect(Number(ev.value)).toBeGreaterThan(0);
+    expect(since(ctx.fixture, mark).filter((e) => e.event === "clicked" || e.event === "text_changed")).toEqual([]);
+  },
+  async "fixture.click.point-hits-element"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const [x, y] = centre(find(st, BUTTON, "OK"));
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.ok("click", { app: `pid:${ctx.fixture.pid}`, x, y });
+    expect(r.route).toBe("accessibility");
+    await ctx.fixture.waitFor((e) => e.event === "clicked", 5000, mark);
+    await sleep(QUIET_MS);
+    expect(since(ctx.fixture, mark)).toEqual([expect.objectContaining({ event: "clicked", control: "OK" })]);
+    expect(scene(ctx.desktop)).toEqual(before);
+  },
+  async "fixture.click.confirmed"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const mark = ctx.fixture.events().length;
+    const hookLog = join(ctx.stateDir, "hook-ran");
+    const r = await deckhand(ctx.desktop, ["click", "--app", `pid:${ctx.fixture.pid}`, "--element-index", String(find(st, BUTTON, "Delete").index), "--confirm-cmd", `/usr/bin/touch ${hookLog}`], { stateDir: ctx.stateDir });
+    expect(r.envelope.ok).toBe(true);
+    expect(execFileSync("ls", [hookLog]).toString().trim()).toBe(hookLog);
+    await ctx.fixture.waitFor((e) => e.event === "clicked", 5000, mark);
+    await sleep(QUIET_MS);
+    expect(since(ctx.fixture, mark)).toEqual([expect.objectContaining({ event: "clicked", control: "Delete" })]);
+  },
+  async "fixture.refuse.stale-snapshot"(ctx) {
+    const old = await observe(ctx.bg, ctx);
+    await observe(ctx.bg, ctx);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("click", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(old, BUTTON, "OK").index, snapshotId: old.snapshot.snapshotId });
+    expect(r.error?.code).toBe("SNAPSHOT_STALE");
+    expect(r.error?.details.reason).toBe("superseded");
+    await receivedNothing(ctx.fixture, mark);
+  },
+  async "fixture.refuse.replaced-element"(ctx) {
+    // A fixture of its own: the replacement is permanent.
+    const f = await launchFixture(ctx.desktop);
+    try {
+      const ready = f.events().find((e) => e.event === "ready") as any;
+      const win = ready.windows.find((w: any) => w.title === "deckhand fixture").xid;
+      const st = await ctx.bg.ok("get-app-state", { app: `pid:${f.pid}`, windowId: win, noScreenshot: true });
+      const okButton = find(st, BUTTON, "OK");
+      process.kill(f.pid, "SIGUSR1");
+      await f.waitFor((e) => e.event === "replaced", 5000);
+      const mark = f.events().length;
+      const r = await ctx.bg.request("click", { app: `pid:${f.pid}`, elementIndex: okButton.index });
+      expect(r.error?.code).toBe("ELEMENT_UNRESOLVABLE");
+      expect(r.error?.details.delivery).toBe("not_dispatched");
+      await receivedNothing(f, mark);
+    } finally {
+      await f.stop();
+    }
+  },
+  async "fixture.refuse.missing-index"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const used = new Set(st.snapshot.elements.map((e: any) => e.index));
+    let missing = 1;
+    while (used.has(missing)) missing++;
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("click", { app: `pid:${ctx.fixture.pid}`, elementIndex: missing });
+    expect(r.error?.code).toBe("ELEMENT_INDEX_NOT_FOUND");
+    await receivedNothing(ctx.fixture, mark);
+  },
+  async "fixture.refuse.foreground-ungranted"(ctx) {
+    const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;
+    const st = await observe(ctx.bg, ctx);
+    const canvas = canvasPoint(st, ready);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("click", { app: `pid:${ctx.fixture.pid}`, x: canvas[0], y: canvas[1] });
+    expect(r.error?.code).toBe("FOREGROUND_REQUIRED");
+    await receivedNothing(ctx.fixture, mark);
+    expect(scene(ctx.desktop).pointer).toBe(before.pointer);
+  },
+  async "fixture.refuse.hotkey-ungranted"(ctx) {
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("hotkey", { app: `pid:${ctx.fixture.pid}`, keys: ["ctrl+a"] });
+    expect(r.error?.code).toBe("FOREGROUND_REQUIRED");
+    await receivedNothing(ctx.fixture, mark);
+  },
+  async "fixture.refuse.secure-field"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const pw = st.snapshot.elements.find((e: any) => e.secure);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("set-value", { app: `pid:${ctx.fixture.pid}`, elementIndex: pw.index, value: "hunter2" });
+    expect(r.error?.code).toBe("POLICY_DENIED");
+    expect(JSON.stringify(r)).not.toContain("hunter2");
+    await receivedNothing(ctx.fixture, mark);
+  },
+  async "fixture.refuse.confirm-required"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("click", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, BUTTON, "Delete").index });
+    expect(r.error?.code).toBe("CONFIRM_REQUIRED");
+    await receivedNothing(ctx.fixture, mark);
+  },
+  async "fixture.fg.click.canvas"(ctx) {
+    const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;
+    const st = await observe(ctx.fg, ctx);
+    const [x, y] = canvasPoint(st, ready);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("click", { app: `pid:${ctx.fixture.pid}`, x, y });
+    expect(r.route).toBe("foreground_input");
+    expect(r.cleanup).toEqual({ keys_released: true, buttons_released: true, pointer_restored: true });
+    await ctx.fixture.waitFor((e) => e.event === "button" && e.type === "release", 5000, mark);
+    await sleep(QUIET_MS);
+    const buttons = since(ctx.fixture, mark).filter((e) => e.event === "button");
+    expect(buttons.map((e) => e.type)).toEqual(["press", "release"]);
+    expect(since(ctx.fixture, mark).filter((e) => e.event === "clicked" || e.event === "text_changed")).toEqual([]);
+    expect(scene(ctx.desktop).pointer).toBe(before.pointer);
+  },
+  async "fixture.fg.type-text.focused"(ctx) {
+    const st = await observe(ctx.fg, ctx);
+    const name = find(st, ENTRY, "Name").index;
+    await ctx.fg.ok("set-value", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, value: "" });
+    await ctx.fg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: name });
+    await ctx.fixture.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("type-text", { app: `pid:${ctx.fixture.pid}`, text: "typed by XTest" });
+    expect(r.route).toBe("foreground_input");
+    expect(r.cleanup.keys_released).toBe(true);
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "typed by XTest", 5000, mark);
+    await sleep(QUIET_MS);
+    const changed = since(ctx.fixture, mark).filter((e) => e.event === "text_changed");
+    expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+  },
+  async "fixture.fg.press-key.repeat"(ctx) {
+    const st = await observe(ctx.fg, ctx);
+    const name = find(st, ENTRY, "Name").index;
+    await ctx.fg.ok("set-value", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, value: "abcdef" });
+    await ctx.fg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: name });
+    await ctx.fg.ok("press-key", { app: `pid:${ctx.fixture.pid}`, key: "End" });
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("press-key", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, key: "BackSpace", repeat: 2 });
+    expect(r.cleanup.keys_released).toBe(true);
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "abcd", 5000, mark);
+  },
+  async "fixture.fg.hotkey"(ctx) {
+    const st = await observe(ctx.fg, ctx);
+    const name = find(st, ENTRY, "Name").index;
+    await ctx.fg.ok("set-value", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, value: "replace me" });
+    await ctx.fg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: name });
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("hotkey", { app: `pid:${ctx.fixture.pid}`, keys: ["ctrl+a"] });
+    expect(r.cleanup.keys_released).toBe(true);
+    await ctx.fg.ok("type-text", { app: `pid:${ctx.fixture.pid}`, text: "X" });
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === "X", 5000, mark);
+  },
+  async "fixture.fg.scroll.wheel"(ctx) {
+    const st = await ctx.fg.ok("get-app-state", { app: `pid:${ctx.fixture.pid}`, windowId: ctx.mainWindow, noScreenshot: true, maxNodes: 5000 });
+    const [x, y] = centre(find(st, /list item|row|label/, "Row 2"));
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("scroll", { app: `pid:${ctx.fixture.pid}`, direction: "down", amount: 3, x, y });
+    expect(r.route).toBe("foreground_input");
+    await ctx.fixture.waitFor((e) => e.event === "scroll" && e.control === "Rows", 5000, mark);
+    expect(scene(ctx.desktop).pointer).toBe(before.pointer);
+  },
+  async "fixture.fg.drag.canvas"(ctx) {
+    const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;
+    const st = await observe(ctx.fg, ctx);
+    const [x, y] = canvasPoint(st, ready);
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("drag", { app: `pid:${ctx.fixture.pid}`, path: [{ x: x - 30, y: y - 20 }, { x, y }, { x: x + 30, y: y + 20 }] });
+    expect(r.cleanup.buttons_released).toBe(true);
+    await ctx.fixture.waitFor((e) => e.event === "button" && e.type === "release", 5000, mark);
+    const buttons = since(ctx.fixture, mark).filter((e) => e.event === "button");
+    expect(buttons.map((e) => e.type)).toEqual(["press", "release"]);
+    expect(Number(buttons[1]!.x) - Number(buttons[0]!.x)).toBe(60);
+    expect(scene(ctx.desktop).pointer).toBe(before.pointer);
+  },
+};
+
+/** A screen point inside the drawing canvas (an element with no accessible children). */
+function canvasPoint(st: any, _ready: any): [number, number] {
+  const canvas = st.snapshot.elements.find((e: any) => e.title === "Canvas" || /drawing/.test(e.role));
+  if (!canvas) throw new Error(`no canvas in:\n${st.snapshot.treeText.slice(0, 3000)}`);
+  return centre(canvas);
+}
+
+async function record(id: string, fn: () => Promise<void>): Promise<void> {
+  const t0 = Date.now();
+  try {
+    await fn();
+    results[id] = { status: "passed", ms: Date.now() - t0 };
+  } catch (err) {
+    results[id] = { status: "failed", ms: Date.now() - t0, error: String((err as Error).message).slice(0, 500) };
+    throw err;
+  }
+}
+
+describeLive("acceptance matrix: fixture app", () => {
+  const desktop = useDesktop();
+  const ctx = {} as Ctx;
+  beforeAll(async () => {
+    requireBuild();
+    ctx.desktop = desktop;
+    ctx.stateDir = newStateDir();
+    ctx.fixture = await launchFixture(desktop);
+    const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;
+    ctx.mainWindow = ready.windows.find((w: any) => w.title === "deckhand fixture").xid;
+    ctx.bg = new Serve(desktop, { stateDir: ctx.stateDir });
+    ctx.fg = new Serve(desktop, { stateDir: ctx.stateDir, args: ["--allow-foreground"] });
+  });
+  afterAll(async () => {
+    await ctx.bg?.close();
+    await ctx.fg?.close();
+    await ctx.fixture?.stop();
+  });
+  for (const r of ROWS.filter((x) => x.app === "fixture")) {
+    it(`${r.id}: ${r.action} -> ${r.expect}`, async () => {
+      const run = FIXTURE_RUNNERS[r.id];
+      if (!run) throw new Error(`row ${r.id} has no runner`);
+      await record(r.id, () => run(ctx));
+    });
+  }
+});
+
+describeLive("acceptance matrix: real applications", () => {
+  const desktop = useDesktop();
+  let stateDir: string;
+  let bg: Serve;
+  beforeAll(() => {
+    requireBuild();
+    stateDir = newStateDir();
+    bg = new Serve(desktop, { stateDir });
+  });
+  afterAll(async () => {
+    await bg?.close();
+  });
+
+  it("widget-factory.observe / click.page / set-value.entry", async () => {
+    const app = await launchApp(desktop, ["/usr/bin/gtk3-widget-factory"]);
+    try {
+      await record("widget-factory.observe", async () => {
+        const st = await bg.ok("get-app-state", { app: `pid:${app.pid}` });
+        expect(st.snapshot.elementCount).toBeGreaterThan(100);
+        expect(st.snapshot.truncated).toBe(false);
+        expect(st.screenshot.width).toBe(st.window.bounds.width);
+      });
+      await record("widget-factory.set-value.entry", async () => {
+        const st = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true });
+        const entry = st.snapshot.elements.find((e: any) => /^text$|entry/.test(e.role) && e.enabled && e.actions.length >= 0 && !e.secure && e.value !== null);
+        expect(entry, "an editable entry on page 1").toBeDefined();
+        const r = await bg.ok("set-value", { app: `pid:${app.pid}`, elementIndex: entry.index, value: "deckhand was here" });
+        expect(r.verification.verified).toBe(true);
+        const again = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true });
+        expect(again.snapshot.elements.some((e: any) => e.value === "deckhand was here")).toBe(true);
+      });
+      await record("widget-factory.click.page", async () => {
+        const st = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true });
+        const page2 = find(st, /radio/, "Page 2");
+        const titlesBefore = new Set(st.snapshot.elements.map((e: any) => e.title));
+        await bg.ok("click", { app: `pid:${app.pid}`, elementIndex: page2.index });
+        const after = await waitUntil("page 2 to show", 5000, async () => {
+          const s = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true });
+          const fresh = s.snapshot.elements.filter((e: any) => e.title && !titlesBefore.has(e.title));
+          return fresh.length > 5 ? s : undefined;
+        });
+        expect(find(after, /radio/, "Page 2").focused || after.snapshot.treeText.includes('radio button "Page 2" (checked')).toBe(true);
+      });
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it("mousepad.type-select-replace-undo", async () => {
+    await record("mousepad.type-select-replace-undo", async () => {
+      const app = await launchApp(desktop, ["/usr/bin/mousepad", "--disable-server"]);
+      try {
+        const doc = async () => {
+          const st = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true, maxNodes: 5000 });
+          const el = st.snapshot.elements.find((e: any) => /^text$/.test(e.role) && e.value !== null && e.states !== undefined ? true : /^text$/.test(e.role));
+          return { st, el };
+        };
+        let { el } = await doc();
+        expect(el, "mousepad's document").toBeDefined();
+        await bg.ok("type-text", { app: `pid:${app.pid}`, elementIndex: el.index, text: "hello brave world" });
+        ({ el } = await doc());
+        expect(el.value).toBe("hello brave world");
+        await bg.ok("select-text", { app: `pid:${app.pid}`, elementIndex: el.index, start: 6, end: 11 });
+        await bg.ok("type-text", { app: `pid:${app.pid}`, elementIndex: el.index, text: "new" });
+        let st;
+        ({ st, el } = await doc());
+        expect(el.value).toBe("hello new world");
+        const undo = st.snapshot.elements.find((e: any) => /menu item/.test(e.role) && /^Undo/.test(e.title));
+        expect(undo, `an Undo menu item in:\n${st.snapshot.treeText.slice(0, 3000)}`).toBeDefined();
+        await bg.ok("click", { app: `pid:${app.pid}`, elementIndex: undo.index });
+        const reverted = await waitUntil("undo to revert the replacement", 5000, async () => {
+          const d = await doc();
+          return d.el.value !== "hello new world" ? d.el.value : undefined;
+        });
+        expect(["hello brave world", "hello  world"]).toContain(reverted);
+      } finally {
+        await app.stop();
+      }
+    });
+  });
+});
+
+afterAll(() => {
+  const out = { environment: "linux-x11 (Xvfb + openbox + AT-SPI)", results };
+  writeFileSync(join(here, "matrix", "last-run.json"), JSON.stringify(out, null, 2) + "\n");
+});
