@@ -23,6 +23,7 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.padEnd(width)}  ${COMMAND_SUMMARY[c]}`),
     `  ${"serve".padEnd(width)}  NDJSON requests on stdin, envelopes on stdout (--adapter native|openai|anthropic)`,
     `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env`,
+    `  ${"mcp".padEnd(width)}  MCP server on stdio (--helper, --allow-foreground, --confirm-cmd, --policy, --max-width)`,
     "",
     "`deckhand <command> --help` lists a command's flags.",
   ].join("\n");
@@ -60,6 +61,10 @@ export async function main(argv: string[]): Promise<number> {
   if (first === "desktop") {
     const { desktopMain } = await import("../desktop/index.ts");
     return await desktopMain(rest);
+  }
+  if (first === "mcp") {
+    const { mcpMain } = await import("../adapters/mcp.ts");
+    return await mcpMain(rest);
   }
   if (first === "serve") {
     const { serveMain } = await import("./serve.ts");

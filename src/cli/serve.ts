@@ -10,11 +10,15 @@ import { createSafety } from "../engine/default-safety.ts";
 import type { CancelToken } from "../program/executor.ts";
 import { fail, ok, type Envelope } from "./envelope.ts";
 import { runCommand } from "./run-command.ts";
+import { AdapterSession, type AdapterOptions } from "../adapters/session.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand serve: ${m}\n`);
 
 export interface ServeOptions extends OperatorOptions {
-  adapter?: "native";
+  adapter?: "native" | "openai" | "anthropic";
+  /** Adapter mode: default target app (--app) and screenshot width cap (--max-width). */
+  app?: string;
+  maxWidth?: number;
 }
 
 function parseServeArgs(argv: string[]): ServeOptions {
@@ -32,8 +36,13 @@ function parseServeArgs(argv: string[]): ServeOptions {
     else if (a === "--policy") opts.policyPath = value();
     else if (a === "--adapter") {
       const v = value();
-      if (v !== "native") throw new DeckhandError("INVALID_ARGUMENTS", `adapter ${JSON.stringify(v)} is not available`);
+      if (v !== "native" && v !== "openai" && v !== "anthropic") throw new DeckhandError("INVALID_ARGUMENTS", `adapter ${JSON.stringify(v)} is not available (native, openai, anthropic)`);
       opts.adapter = v;
+    } else if (a === "--app") opts.app = value();
+    else if (a === "--max-width") {
+      const v = Number(value());
+      if (!Number.isInteger(v) || v < 16 || v > 10000) throw new DeckhandError("INVALID_ARGUMENTS", "--max-width must be an integer from 16 to 10000");
+      opts.maxWidth = v;
     } else throw new DeckhandError("INVALID_ARGUMENTS", `unknown serve flag ${a}`);
   }
   return opts;
@@ -44,11 +53,15 @@ type Line = { id: unknown; envelope: Envelope };
 export class ServeSession {
   private inflight = new Set<Promise<void>>();
   private cancels = new Map<string, CancelToken>();
+  private readonly adapters: AdapterSession;
 
   constructor(
     readonly engine: Engine,
     private readonly write: (line: Line) => void,
-  ) {}
+    adapterOptions: AdapterOptions = {},
+  ) {
+    this.adapters = new AdapterSession(engine, adapterOptions);
+  }
 
   handleLine(text: string): void {
     if (!text.trim()) return;
@@ -83,6 +96,12 @@ export class ServeSession {
     this.cancels.set(key, cancel);
     const ctx: CallContext = { cancel };
     try {
+      // Adapter mode (docs/adapters.md): the request's `adapter`, else --adapter; null = native.
+      const adapted = await this.adapters.serveRequest(req as Record<string, unknown>, ctx);
+      if (adapted) {
+        this.write({ id, envelope: adapted as unknown as Envelope });
+        return;
+      }
       if (command === "run") {
         // In serve the program travels in the request: {command: "run", args: {program: {...}}}.
         const program = (req.args as { program?: unknown } | undefined)?.program;
@@ -123,9 +142,13 @@ export async function serveMain(argv: string[]): Promise<number> {
     process.stdout.write(JSON.stringify({ id: null, ...fail("serve", err, log) }) + "\n");
     return 1;
   }
-  const session = new ServeSession(engine, ({ id, envelope }) => {
-    process.stdout.write(JSON.stringify({ id, ...envelope }) + "\n");
-  });
+  const session = new ServeSession(
+    engine,
+    ({ id, envelope }) => {
+      process.stdout.write(JSON.stringify({ id, ...envelope }) + "\n");
+    },
+    { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth },
+  );
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of rl) session.handleLine(line);
   await session.drain();

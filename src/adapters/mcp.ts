@@ -1,0 +1,209 @@
+// `deckhand mcp`: a stdio MCP server (official TypeScript SDK). One tool per
+// command, inputs validated by the same zod schemas as the CLI and serve,
+// results as structured content (the deckhand envelope) plus a short text
+// summary, screenshots as image content. stdout is the protocol: every
+// diagnostic goes to stderr. Operator flags (--allow-foreground, --helper,
+// --confirm-cmd, --policy) are set on the command line, never by a tool.
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ARGS, COMMAND_SUMMARY, type CommandName } from "../protocol/commands.ts";
+import { Program, Step } from "../protocol/program.ts";
+import { DeckhandError } from "../protocol/errors.ts";
+import { runProgramValue } from "../commands/index.ts";
+import { Engine, type OperatorOptions } from "../engine/engine.ts";
+import { createSafety } from "../engine/default-safety.ts";
+import type { CancelToken, ProgramReceipt } from "../program/executor.ts";
+import type { ScreenshotInfo } from "../session/snapshot.ts";
+import { fail, ok, type Envelope } from "../cli/envelope.ts";
+import { humanOutput } from "../cli/human.ts";
+import { runCommand } from "../cli/run-command.ts";
+import { VERSION } from "../version.ts";
+import { fitSize, makeMap, type FitOptions } from "./coords.ts";
+import { renderPng } from "./session.ts";
+
+const log = (m: string) => process.stderr.write(`deckhand mcp: ${m}\n`);
+
+export interface McpOptions extends OperatorOptions, FitOptions {}
+
+export interface McpTool {
+  name: string;
+  /** The deckhand command it runs ("run" for run_program). */
+  command: CommandName;
+  schema: z.ZodObject;
+  description: string;
+  readOnly: boolean;
+}
+
+/**
+ * Program for MCP clients: steps as a plain union, so its JSON Schema is
+ * anyOf (clients that forward tool schemas to OpenAI reject oneOf). The
+ * executor validates the program again with the canonical schema.
+ */
+export const McpProgram = z.strictObject({ ...Program.shape, steps: z.array(z.union(Step.options)).min(1).max(100) });
+
+/** The tools, derived from ARGS: nothing is written twice by hand. Stdin-only fields are dropped; the value travels in the request. */
+export const MCP_TOOLS: readonly McpTool[] = (() => {
+  const tool = (name: string, command: CommandName, schema: z.ZodObject, readOnly: boolean, description = COMMAND_SUMMARY[command]): McpTool => ({ name, command, schema, description, readOnly });
+  return [
+    tool("capabilities", "capabilities", ARGS.capabilities, true),
+    tool("permissions", "permissions", ARGS.permissions, true),
+    tool("list_apps", "list-apps", ARGS["list-apps"], true),
+    tool("list_windows", "list-windows", ARGS["list-windows"], true),
+    tool("get_app_state", "get-app-state", ARGS["get-app-state"], true),
+    tool("screenshot", "screenshot", ARGS.screenshot, true),
+    tool("click", "click", ARGS.click, false),
+    tool("set_value", "set-value", ARGS["set-value"].omit({ valueStdin: true }).extend({ value: z.string().describe("new value") }), false),
+    tool("type_text", "type-text", ARGS["type-text"].omit({ textStdin: true }).extend({ text: z.string().describe("text to type") }), false),
+    tool("press_key", "press-key", ARGS["press-key"], false),
+    tool("hotkey", "hotkey", ARGS.hotkey, false),
+    tool("scroll", "scroll", ARGS.scroll, false),
+    tool("drag", "drag", ARGS.drag, false),
+    tool("select_text", "select-text", ARGS["select-text"], false),
+    tool("focus", "focus", ARGS.focus, false),
+    tool("perform_secondary_action", "perform-secondary-action", ARGS["perform-secondary-action"], false),
+    tool("run_program", "run", McpProgram, false, "Run a program: one target app, 1-100 steps validated before any runs, per-step receipts, one final observation."),
+  ];
+})();
+
+type Any = Record<string, any>;
+
+/** Screenshots a result carries: a screenshot's, a snapshot's, or an action's fresh observation's. */
+function screenshotOf(command: CommandName, result: Any): ScreenshotInfo | null {
+  if (!result || typeof result !== "object") return null;
+  if (command === "screenshot" || command === "get-app-state") return result.screenshot ?? null;
+  return result.observation?.screenshot ?? null;
+}
+
+function summary(command: CommandName, env: Envelope): string {
+  if (!env.ok) return `${env.error.code}: ${env.error.message}\nhint: ${env.error.remediation}`;
+  const r = env.result as Any;
+  if (command === "run") {
+    const p = r as ProgramReceipt;
+    const done = p.steps.filter((s) => s.status === "completed").length;
+    const head = `program on ${p.app.name} (pid ${p.app.pid}): ${done}/${p.steps.length} steps completed`;
+    const failure = p.firstFailure !== null ? `\nstep ${p.firstFailure} failed: ${p.steps[p.firstFailure]!.error?.code}: ${p.steps[p.firstFailure]!.error?.message}` : "";
+    const obs = p.observation ? `\n\nnew snapshot ${p.observation.snapshot.snapshotId}\n${p.observation.snapshot.treeText}` : "";
+    return head + failure + obs;
+  }
+  const text = humanOutput(command, r);
+  if (r && typeof r === "object" && r.observation?.snapshot?.treeText && command !== "get-app-state") return `${text}\n\n${r.observation.snapshot.treeText}`;
+  return text;
+}
+
+export async function toolResult(command: CommandName, env: Envelope, fit: FitOptions) {
+  const head = { type: "text" as const, text: summary(command, env) };
+  const content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[] = [head];
+  const structured: Any = { ...env };
+  const shot = env.ok ? screenshotOf(command, env.result as Any) : null;
+  if (shot) {
+    try {
+      const shown = fitSize(shot.width, shot.height, fit);
+      const png = renderPng(readFileSync(shot.path), shot, { x: 0, y: 0, width: shot.width, height: shot.height }, shown.width, shown.height);
+      content.push({ type: "image", data: png.toString("base64"), mimeType: "image/png" });
+      const map = makeMap(shot, shown);
+      structured.image = { width: shown.width, height: shown.height, origin: map.origin, scaleX: map.scaleX, scaleY: map.scaleY };
+      head.text += `\nimage ${shown.width}x${shown.height}: screen x = ${map.origin.x} + image x / ${+map.scaleX.toFixed(6)}, screen y = ${map.origin.y} + image y / ${+map.scaleY.toFixed(6)}`;
+    } catch (err) {
+      head.text += `\n(screenshot not attached: ${err instanceof Error ? err.message : String(err)})`;
+    }
+  }
+  return { content, structuredContent: structured, isError: !env.ok };
+}
+
+function cancelToken(signal: AbortSignal | undefined): CancelToken {
+  const token: CancelToken = { cancelled: false };
+  signal?.addEventListener("abort", () => {
+    token.cancelled = true;
+    token.reason = "the MCP client cancelled the request";
+  });
+  return token;
+}
+
+export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer {
+  const server = new McpServer({ name: "deckhand", version: VERSION }, { capabilities: { tools: {} } });
+  for (const t of MCP_TOOLS) {
+    server.registerTool(
+      t.name,
+      { description: t.description, inputSchema: t.schema, annotations: { readOnlyHint: t.readOnly, openWorldHint: false } },
+      async (args: unknown, extra: { signal?: AbortSignal }) => {
+        const ctx = { cancel: cancelToken(extra?.signal) };
+        let env: Envelope;
+        if (t.command === "run") {
+          try {
+            env = ok("run", await runProgramValue(engine, args, ctx));
+          } catch (err) {
+            env = fail("run", err, log);
+          }
+        } else {
+          env = await runCommand(engine, t.command, args, ctx, log);
+        }
+        return await toolResult(t.command, env, fit);
+      },
+    );
+  }
+  return server;
+}
+
+export function parseMcpArgs(argv: string[]): McpOptions {
+  const opts: McpOptions = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new DeckhandError("INVALID_ARGUMENTS", `${a} needs a value`);
+      return v;
+    };
+    if (a === "--allow-foreground") opts.allowForeground = true;
+    else if (a === "--helper") opts.helperPath = value();
+    else if (a === "--confirm-cmd") opts.confirmCmd = value();
+    else if (a === "--policy") opts.policyPath = value();
+    else if (a === "--max-width") {
+      const v = Number(value());
+      if (!Number.isInteger(v) || v < 16 || v > 10000) throw new DeckhandError("INVALID_ARGUMENTS", "--max-width must be an integer from 16 to 10000");
+      opts.maxWidth = v;
+    } else throw new DeckhandError("INVALID_ARGUMENTS", `unknown mcp flag ${a}`, { details: { flag: a } });
+  }
+  return opts;
+}
+
+export const MCP_USAGE = [
+  "Usage: deckhand mcp [--helper PATH] [--allow-foreground] [--confirm-cmd CMD] [--policy FILE] [--max-width N]",
+  "",
+  "An MCP server on stdio (JSON-RPC on stdout, diagnostics on stderr). Tools:",
+  ...MCP_TOOLS.map((t) => `  ${t.name.padEnd(26)} ${t.description}`),
+  "",
+  "Operator flags are set here, never by a tool. See docs/adapters.md.",
+].join("\n");
+
+export async function mcpMain(argv: string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(MCP_USAGE + "\n");
+    return 0;
+  }
+  let opts: McpOptions;
+  let engine: Engine;
+  try {
+    opts = parseMcpArgs(argv);
+    const session = `mcp-${process.pid}-${Date.now().toString(36)}`;
+    engine = new Engine(opts, createSafety(opts, process.env, { sessionGrant: opts.allowForeground === true, session }));
+  } catch (err) {
+    // Nothing on stdout: it belongs to the protocol even before a client speaks.
+    const e = fail("mcp", err, log);
+    log(`${e.error.code}: ${e.error.message}`);
+    return 1;
+  }
+  const server = createMcpServer(engine, opts);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+    process.stdin.once("close", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close().catch(() => undefined);
+  await engine.close();
+  return 0;
+}

@@ -1,0 +1,268 @@
+// `deckhand serve --adapter openai|anthropic` (and per request) against the
+// scripted fake helper whose screenshots are real PNGs of the reported size.
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cleanupSandboxes, FIXTURE_WINDOW, REPO, sandbox, ServeProcess, type Sandbox } from "../harness.ts";
+import { mutations, pixel, PNG_HELPER, pngFromBase64, pngFromDataUrl } from "./common.ts";
+
+afterAll(cleanupSandboxes);
+
+const openaiFixtures = JSON.parse(readFileSync(join(REPO, "test", "fixtures", "vendor", "openai.json"), "utf8"));
+
+const procs: ServeProcess[] = [];
+afterEach(() => {
+  for (const p of procs.splice(0)) p.kill();
+});
+
+function serve(sb: Sandbox, args: string[]): ServeProcess {
+  const p = new ServeProcess(sb, ["--helper", PNG_HELPER, ...args]);
+  procs.push(p);
+  return p;
+}
+
+let n = 0;
+async function call(p: ServeProcess, body: Record<string, unknown>): Promise<any> {
+  const id = `r${++n}`;
+  return await p.request({ id, ...body } as never);
+}
+
+const cc = (action: unknown, extra: Record<string, unknown> = {}) => ({ call: { type: "computer_call", call_id: `call_${++n}`, action, pending_safety_checks: [], ...extra } });
+const tu = (input: unknown) => ({ call: { type: "tool_use", id: `toolu_${++n}`, name: "computer", input } });
+
+describe("serve --adapter openai", () => {
+  it("a coordinate before any screenshot: SCREENSHOT_REQUIRED, nothing dispatched", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"]);
+    const r = await call(p, cc({ type: "click", button: "left", x: 5, y: 5 }));
+    expect(r).toMatchObject({ ok: false, command: "computer", adapter: "openai", output: null, error: { code: "SCREENSHOT_REQUIRED" } });
+    expect(mutations(sb.ops())).toEqual([]);
+  });
+
+  it("screenshot of the target window: a computer_call_output with a real PNG and its map", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app"]);
+    const r = await call(p, cc({ type: "screenshot" }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(Object.keys(r.output).sort()).toEqual(["call_id", "output", "type"]);
+    expect(r.output.type).toBe("computer_call_output");
+    expect(r.output.output.type).toBe("computer_screenshot");
+    const img = pngFromDataUrl(r.output.output.image_url);
+    expect([img.width, img.height]).toEqual([800, 600]);
+    expect(pixel(img, 100, 7)).toEqual([100, 7, 0]); // the gradient, untouched at 1:1
+    expect(r.image.map).toMatchObject({ width: 800, height: 600, origin: { x: 10, y: 20 }, scaleX: 1, scaleY: 1, windowId: FIXTURE_WINDOW, app: "fixture-app" });
+  });
+
+  it("click at an image pixel: mapped to the screen, run as a program (background press of the element under it)", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app"]);
+    await call(p, cc({ type: "screenshot" }));
+    const r = await call(p, cc({ type: "click", button: "left", x: 30, y: 30 }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(r.steps).toEqual([{ action: "click", x: 40, y: 50, button: "left" }]);
+    expect(r.receipt.steps[0]).toMatchObject({ status: "completed", delivery: "submitted", route: "accessibility" });
+    expect(r.output.type).toBe("computer_call_output");
+    const hit = sb.requests().find((q) => q.op === "hit_test");
+    expect(hit?.args).toEqual({ x: 40, y: 50 });
+    expect(sb.requests().find((q) => q.op === "element_action")?.args).toMatchObject({ window_id: FIXTURE_WINDOW, action: "click" });
+  });
+
+  it("a point outside the last screenshot: COORDINATE_OUT_OF_BOUNDS, nothing dispatched", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"]);
+    await call(p, cc({ type: "screenshot" }));
+    const r = await call(p, cc({ type: "click", button: "left", x: 800, y: 0 }));
+    expect(r.error.code).toBe("COORDINATE_OUT_OF_BOUNDS");
+    expect(r.error.details).toMatchObject({ x: 800, y: 0, width: 800, height: 600 });
+    const edge = await call(p, cc({ type: "double_click", x: 799, y: 599 }));
+    expect(edge.ok, JSON.stringify(edge.error)).toBe(true);
+    expect(edge.steps).toEqual([{ action: "click", x: 809, y: 619, button: "left", count: 2 }]);
+    expect(sb.requests().filter((q) => q.op === "input").map((q) => q.args.steps)).toEqual([[{ kind: "click", x: 809, y: 619, button: "left", count: 2, modifiers: [] }]]);
+  });
+
+  it("foreground input without the operator's grant is refused by the executor, as for native commands", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app"]);
+    const r = await call(p, cc({ type: "type", text: "hello" }));
+    expect(r).toMatchObject({ ok: false, error: { code: "FOREGROUND_REQUIRED" }, steps: [{ action: "type-text", text: "hello" }] });
+    expect(r.receipt.steps[0]).toMatchObject({ status: "failed", delivery: "not_dispatched" });
+    expect(mutations(sb.ops())).toEqual([]);
+  });
+
+  it("batched actions[] run as one program; keypress names become xdotool names", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"]);
+    await call(p, cc({ type: "screenshot" }));
+    const r = await call(p, {
+      call: {
+        type: "computer_call",
+        call_id: "call_batch",
+        actions: [
+          { type: "click", button: "right", x: 400, y: 300 },
+          { type: "type", text: "deckhand" },
+          { type: "keypress", keys: ["CTRL", "S"] },
+          { type: "drag", path: [{ x: 0, y: 0 }, { x: 10, y: 10 }] },
+        ],
+        pending_safety_checks: [],
+      },
+    });
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(r.receipt.steps.map((s: any) => s.status)).toEqual(["completed", "completed", "completed", "completed"]);
+    expect(r.output.call_id).toBe("call_batch");
+    const inputs = sb.requests().filter((q) => q.op === "input").map((q) => q.args.steps);
+    expect(inputs).toEqual([
+      [{ kind: "click", x: 410, y: 320, button: "right", count: 1, modifiers: [] }],
+      [{ kind: "type", text: "deckhand" }],
+      [{ kind: "tap", keys: ["ctrl", "s"], repeat: 1 }],
+      [{ kind: "move", x: 10, y: 20 }, { kind: "button", button: "left", down: true }, { kind: "move", x: 20, y: 30 }, { kind: "button", button: "left", down: false }],
+    ]);
+  });
+
+  it("pending_safety_checks: CONFIRM_REQUIRED until acknowledged, then echoed in the output", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app"]);
+    await call(p, cc({ type: "screenshot" }));
+    const flagged = openaiFixtures.safety_check_call;
+    const refused = await call(p, { call: flagged });
+    expect(refused.error.code).toBe("CONFIRM_REQUIRED");
+    expect(refused.error.details.codes).toBe("malicious_instructions");
+    expect(mutations(sb.ops())).toEqual([]);
+    const acked = await call(p, { call: flagged, acknowledged_safety_checks: [{ id: "cu_sc_67cb" }] });
+    expect(acked.ok, JSON.stringify(acked.error)).toBe(true);
+    expect(acked.output.acknowledged_safety_checks).toEqual(flagged.pending_safety_checks);
+  });
+
+  it("without an app: the whole screen, downscaled to 1440 wide with the gradient where the map says", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai"]);
+    const r = await call(p, cc({ type: "screenshot" }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    const img = pngFromDataUrl(r.output.output.image_url);
+    expect([img.width, img.height]).toEqual([1440, 810]);
+    expect(r.image.map).toMatchObject({ windowId: 0, app: null, screenWidth: 1920, screenHeight: 1080, scaleX: 0.75, scaleY: 0.75 });
+    // Image pixel 30 covers screen x [40, 41.33): red ~ 40.
+    expect(Math.abs(pixel(img, 30, 60)[0]! - 40)).toBeLessThanOrEqual(1);
+    expect(Math.abs(pixel(img, 30, 60)[1]! - 80)).toBeLessThanOrEqual(1);
+    // Actions need a target app.
+    const click = await call(p, cc({ type: "click", button: "left", x: 1, y: 1 }));
+    expect(click.error.code).toBe("INVALID_ARGUMENTS");
+    expect(click.error.details.field).toBe("app");
+  });
+
+  it("--max-width is honoured", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--max-width", "400"]);
+    const r = await call(p, cc({ type: "screenshot" }));
+    const img = pngFromDataUrl(r.output.output.image_url);
+    expect([img.width, img.height]).toEqual([400, 225]);
+  });
+
+  it("the window of the last screenshot is gone: SCREENSHOT_REQUIRED", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"]);
+    await call(p, cc({ type: "screenshot" }));
+    sb.control({ goneWindows: [FIXTURE_WINDOW] });
+    const r = await call(p, cc({ type: "click", button: "left", x: 5, y: 5 }));
+    expect(r.error.code).toBe("SCREENSHOT_REQUIRED");
+    expect(r.error.details.reason).toBe("window-gone");
+    expect(mutations(sb.ops())).toEqual([]);
+  });
+
+  it("unknown action: INVALID_ARGUMENTS naming it; move: ACTION_UNSUPPORTED", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app"]);
+    const bad = await call(p, cc({ type: "teleport" }));
+    expect(bad.error.code).toBe("INVALID_ARGUMENTS");
+    expect(bad.error.message).toContain("teleport");
+    const move = await call(p, cc({ type: "move", x: 1, y: 1 }));
+    expect(move.error.code).toBe("ACTION_UNSUPPORTED");
+  });
+});
+
+describe("serve --adapter anthropic, and per request", () => {
+  it("tool_use screenshot -> tool_result with a base64 image block", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app"]);
+    const r = await call(p, tu({ action: "screenshot" }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(r.output.type).toBe("tool_result");
+    expect(r.output.tool_use_id).toMatch(/^toolu_/);
+    expect(r.output.content).toHaveLength(1);
+    expect(r.output.content[0]).toMatchObject({ type: "image", source: { type: "base64", media_type: "image/png" } });
+    const img = pngFromBase64(r.output.content[0].source.data);
+    expect([img.width, img.height]).toEqual([800, 600]);
+  });
+
+  it("left_click, key ctrl+s, scroll: mapped and run; errors come back as is_error tool_results", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app", "--allow-foreground"]);
+    const early = await call(p, tu({ action: "left_click", coordinate: [30, 30] }));
+    expect(early.error.code).toBe("SCREENSHOT_REQUIRED");
+    expect(early.output).toMatchObject({ type: "tool_result", is_error: true, content: [{ type: "text", text: expect.stringContaining("SCREENSHOT_REQUIRED") }] });
+    await call(p, tu({ action: "screenshot" }));
+    const click = await call(p, tu({ action: "left_click", coordinate: [30, 30] }));
+    expect(click.ok, JSON.stringify(click.error)).toBe(true);
+    expect(click.receipt.steps[0].route).toBe("accessibility");
+    const key = await call(p, tu({ action: "key", text: "ctrl+s" }));
+    expect(key.ok, JSON.stringify(key.error)).toBe(true);
+    const scroll = await call(p, tu({ action: "scroll", coordinate: [100, 100], scroll_direction: "up", scroll_amount: 2 }));
+    expect(scroll.ok, JSON.stringify(scroll.error)).toBe(true);
+    const triple = await call(p, tu({ action: "triple_click", coordinate: [700, 500], text: "shift" }));
+    expect(triple.ok, JSON.stringify(triple.error)).toBe(true);
+    const inputs = sb.requests().filter((q) => q.op === "input").map((q) => q.args.steps);
+    expect(inputs).toEqual([
+      [{ kind: "tap", keys: ["ctrl", "s"], repeat: 1 }],
+      [{ kind: "scroll", x: 110, y: 120, dx: 0, dy: -2 }],
+      [{ kind: "click", x: 710, y: 520, button: "left", count: 3, modifiers: ["shift"] }],
+    ]);
+  });
+
+  it("zoom returns the region enlarged and keeps the screenshot's map", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app"]);
+    const shot = await call(p, tu({ action: "screenshot" }));
+    const r = await call(p, tu({ action: "zoom", region: [100, 50, 300, 200] }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    const img = pngFromBase64(r.output.content[0].source.data);
+    expect([img.width, img.height]).toEqual([800, 600]);
+    // Zoom x4: output pixel (0,0) shows screen pixel (110, 70) = gradient (100, 50).
+    expect(pixel(img, 0, 0)).toEqual([100, 50, 0]);
+    // ...and (799, 599) shows gradient (299, 199): red 299 mod 256, blue 0x40 for x >= 256.
+    expect(pixel(img, 799, 599)).toEqual([43, 199, 0x40]);
+    expect(r.image.zoom).toEqual({ x: 110, y: 70, width: 200, height: 150 });
+    expect(r.image.map.capturedAt).toBe(shot.image.map.capturedAt);
+    const outside = await call(p, tu({ action: "zoom", region: [0, 0, 801, 10] }));
+    expect(outside.error.code).toBe("COORDINATE_OUT_OF_BOUNDS");
+  });
+
+  it("cursor_position and hold_key are refused as ACTION_UNSUPPORTED", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app"]);
+    for (const input of [{ action: "cursor_position" }, { action: "hold_key", text: "shift", duration: 1 }, { action: "left_mouse_down" }]) {
+      const r = await call(p, tu(input));
+      expect(r.error.code, input.action).toBe("ACTION_UNSUPPORTED");
+      expect(r.output.is_error).toBe(true);
+    }
+  });
+
+  it("per request: adapter and app in the request; native requests keep working in the same session", async () => {
+    const sb = sandbox();
+    const p = serve(sb, []);
+    const r = await call(p, { adapter: "anthropic", app: "pid:4242", action: { action: "screenshot" } });
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(r.output.tool_use_id).toBe(`deckhand_r${n}`);
+    const o = await call(p, { adapter: "openai", app: "pid:4242", action: { type: "screenshot" } });
+    expect(o.output.type).toBe("computer_call_output");
+    const native = await call(p, { command: "list-apps" });
+    expect(native).toMatchObject({ ok: true, command: "list-apps" });
+    const bad = await call(p, { adapter: "gemini", action: {} });
+    expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENTS" } });
+  });
+
+  it("with --adapter set, adapter:native switches one request back", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic"]);
+    const native = await call(p, { adapter: "native", command: "list-apps" });
+    expect(native).toMatchObject({ ok: true, command: "list-apps" });
+  });
+});

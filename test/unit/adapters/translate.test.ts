@@ -1,0 +1,139 @@
+// Every vendor action in the fixtures -> the deckhand steps (image pixels),
+// then through a map to a Program the canonical schema accepts.
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DeckhandError } from "../../../src/protocol/errors.ts";
+import { Program } from "../../../src/protocol/program.ts";
+import { translateOpenAICall, translateOpenAIAction, OPENAI_ACTIONS, OPENAI_BUTTONS, openaiOutput } from "../../../src/adapters/openai.ts";
+import { translateAnthropicCall, ANTHROPIC_ACTIONS, anthropicImageResult, anthropicErrorResult } from "../../../src/adapters/anthropic.ts";
+import { buildProgram, needsMap, toScreenSteps, type Translation } from "../../../src/adapters/translate.ts";
+import { makeMap } from "../../../src/adapters/coords.ts";
+
+const VENDOR = join(__dirname, "..", "..", "fixtures", "vendor");
+type Case = { name: string; call: unknown; steps?: unknown[]; screenshot?: boolean; zoom?: number[]; error?: string };
+const openai = JSON.parse(readFileSync(join(VENDOR, "openai.json"), "utf8")) as { cases: Case[]; safety_check_call: unknown; output_example: Record<string, unknown> };
+const anthropic = JSON.parse(readFileSync(join(VENDOR, "anthropic.json"), "utf8")) as { cases: Case[]; output_example: Record<string, unknown> };
+
+function codeOf(fn: () => unknown): string | null {
+  try {
+    fn();
+    return null;
+  } catch (err) {
+    if (err instanceof DeckhandError) return err.code;
+    throw err;
+  }
+}
+
+function expectTranslation(t: Translation, c: Case): void {
+  if (c.screenshot) expect(t).toEqual({ kind: "screenshot" });
+  else if (c.zoom) expect(t).toEqual({ kind: "zoom", region: c.zoom });
+  else expect(t).toEqual({ kind: "steps", steps: c.steps });
+}
+
+// A 1920x1080 screen at origin (100, 50) shown at 1440x810 (scale 0.75).
+const MAP = makeMap({ width: 1920, height: 1080, scale: 1, origin: { x: 100, y: 50 } }, { width: 1440, height: 810 });
+
+function programOf(t: Translation) {
+  if (t.kind !== "steps") return null;
+  const program = buildProgram("fixture-app", 7, toScreenSteps(t.steps, MAP));
+  const parsed = Program.safeParse(program);
+  expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  return program;
+}
+
+describe("OpenAI computer_call fixtures", () => {
+  for (const c of openai.cases) {
+    it(c.name, () => {
+      if (c.error) {
+        expect(codeOf(() => translateOpenAICall(c.call, "fallback"))).toBe(c.error);
+        return;
+      }
+      const r = translateOpenAICall(c.call, "fallback");
+      expectTranslation(r.translation, c);
+      const callId = (c.call as { call_id?: string }).call_id;
+      expect(r.callId).toBe(callId ?? "fallback");
+      programOf(r.translation);
+    });
+  }
+
+  it("covers every documented action type and button", () => {
+    const used = new Set<string>();
+    const buttons = new Set<string>();
+    for (const c of openai.cases) {
+      type A = { type: string; button?: string };
+      const call = c.call as { action?: A; actions?: A[]; type: string };
+      const list: A[] = call.action ? [call.action] : (call.actions ?? [call as A]);
+      for (const a of list) {
+        used.add(a.type);
+        if (a.button) buttons.add(a.button);
+      }
+    }
+    for (const a of OPENAI_ACTIONS) expect(used, a).toContain(a);
+    for (const b of Object.keys(OPENAI_BUTTONS)) expect(buttons, b).toContain(b);
+  });
+
+  it("maps image pixels to screen pixels in the program", () => {
+    const r = translateOpenAICall({ type: "computer_call", call_id: "c", action: { type: "click", button: "left", x: 0, y: 0 }, pending_safety_checks: [] }, "f");
+    expect(programOf(r.translation)).toEqual({ app: "fixture-app", windowId: 7, observe: false, steps: [{ action: "click", x: 100, y: 50, button: "left" }] });
+    const far = translateOpenAICall({ type: "drag", path: [{ x: 1439, y: 809 }, { x: 720, y: 405 }] }, "f");
+    expect(programOf(far.translation)!.steps).toEqual([{ action: "drag", button: "left", path: [{ x: 100 + 1919, y: 50 + 1079 }, { x: 100 + 960, y: 50 + 540 }] }]);
+  });
+
+  it("a wait uses the session's configured default", () => {
+    expect(translateOpenAIAction({ type: "wait" }, { waitMs: 0 })).toEqual([{ action: "wait", ms: 0 }]);
+  });
+
+  it("pending_safety_checks travel with the call", () => {
+    const r = translateOpenAICall(openai.safety_check_call, "f");
+    expect(r.pendingSafetyChecks).toEqual([expect.objectContaining({ id: "cu_sc_67cb", code: "malicious_instructions" })]);
+  });
+
+  it("the output item has the documented shape", () => {
+    const out = openaiOutput("call_zw3", "AAAA", []);
+    expect(Object.keys(out).sort()).toEqual(Object.keys(openai.output_example).sort());
+    expect(out).toEqual({ type: "computer_call_output", call_id: "call_zw3", output: { type: "computer_screenshot", image_url: "data:image/png;base64,AAAA" } });
+    const acked = openaiOutput("c", "AAAA", [{ id: "cu_sc_1", code: "irrelevant_domain", message: "m" }]);
+    expect(acked.acknowledged_safety_checks).toEqual([{ id: "cu_sc_1", code: "irrelevant_domain", message: "m" }]);
+  });
+});
+
+describe("Anthropic tool_use fixtures", () => {
+  for (const c of anthropic.cases) {
+    it(c.name, () => {
+      if (c.error) {
+        expect(codeOf(() => translateAnthropicCall(c.call, "fallback"))).toBe(c.error);
+        return;
+      }
+      const r = translateAnthropicCall(c.call, "fallback");
+      expectTranslation(r.translation, c);
+      expect(r.toolUseId).toBe((c.call as { id?: string }).id ?? "fallback");
+      programOf(r.translation);
+    });
+  }
+
+  it("covers every action of computer_20250124 and computer_20251124", () => {
+    const used = new Set(anthropic.cases.map((c) => ((c.call as { input?: { action: string }; action?: string }).input ?? (c.call as { action: string })).action));
+    for (const a of ANTHROPIC_ACTIONS) expect(used, a).toContain(a);
+  });
+
+  it("the result blocks have the documented shape", () => {
+    expect(anthropicImageResult("toolu_01A", "iVBORw0KGgo...")).toEqual(anthropic.output_example);
+    expect(anthropicErrorResult("toolu_1", "COORDINATE_OUT_OF_BOUNDS: ...")).toEqual({ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: [{ type: "text", text: "COORDINATE_OUT_OF_BOUNDS: ..." }] });
+  });
+});
+
+describe("coordinates need the last screenshot", () => {
+  it("no map: SCREENSHOT_REQUIRED for a point, none needed without one", () => {
+    expect(codeOf(() => toScreenSteps([{ action: "click", x: 1, y: 1 }], null))).toBe("SCREENSHOT_REQUIRED");
+    expect(codeOf(() => toScreenSteps([{ action: "drag", path: [{ x: 1, y: 1 }, { x: 2, y: 2 }] }], null))).toBe("SCREENSHOT_REQUIRED");
+    expect(toScreenSteps([{ action: "type-text", text: "x" }, { action: "scroll", direction: "down", amount: 1 }], null)).toHaveLength(2);
+    expect(needsMap([{ action: "scroll", direction: "down" }])).toBe(false);
+  });
+
+  it("a point outside the image: COORDINATE_OUT_OF_BOUNDS, whichever step carries it", () => {
+    expect(codeOf(() => toScreenSteps([{ action: "click", x: 1440, y: 0 }], MAP))).toBe("COORDINATE_OUT_OF_BOUNDS");
+    expect(codeOf(() => toScreenSteps([{ action: "scroll", direction: "down", x: 0, y: 810 }], MAP))).toBe("COORDINATE_OUT_OF_BOUNDS");
+    expect(codeOf(() => toScreenSteps([{ action: "drag", path: [{ x: 0, y: 0 }, { x: -1, y: 5 }] }], MAP))).toBe("COORDINATE_OUT_OF_BOUNDS");
+  });
+});
