@@ -1,6 +1,6 @@
 // Where the platform helper binary comes from, in order: --helper PATH,
 // DECKHAND_HELPER, beside the deckhand executable, the repo's build output.
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DeckhandError } from "../protocol/errors.ts";
@@ -21,7 +21,8 @@ export interface HelperLocation {
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
-    return true;
+    // A directory is "executable" (searchable) too, but cannot be spawned.
+    return statSync(path).isFile();
   } catch {
     return false;
   }

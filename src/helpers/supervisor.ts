@@ -285,26 +285,36 @@ export class Supervisor extends EventEmitter {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.state === "stopped") return;
     this.stats.crashes++;
-    this.crashTimes.push(Date.now());
+    // An exit with nothing in flight (between requests, after answering) made
+    // progress: restart on demand, but do not count it towards a crash loop.
+    if (this.pending.size > 0) this.crashTimes.push(Date.now());
     this.loseHelper(new HelperLost("exited", `helper exited (code ${code}, signal ${signal})`, {
       exitCode: code ?? -1,
       signal: signal ?? "",
     }), false);
   }
 
-  /** Kill the helper's process group and fail everything in flight. */
-  private loseHelper(reason: HelperLost, kill = true): void {
+  /**
+   * Kill the helper's process group and fail everything in flight. When one
+   * request timed out (timedOutId), the others did not: they lost their
+   * helper, so reads among them may be retried like after a crash.
+   */
+  private loseHelper(reason: HelperLost, kill = true, timedOutId?: number): void {
     const child = this.child;
     this.child = null;
     this.hello = null;
     if (this.state !== "stopped") this.state = "idle";
     if (child && kill) this.killGroup(child);
     if (reason.why !== "exited") this.crashTimes.push(Date.now());
-    const inflight = [...this.pending.values()];
+    const inflight = [...this.pending.entries()];
     this.pending.clear();
-    for (const p of inflight) {
+    for (const [id, p] of inflight) {
       clearTimeout(p.timer);
-      p.reject(reason);
+      if (timedOutId !== undefined && id !== timedOutId) {
+        p.reject(new HelperLost("exited", `helper was killed because another request timed out (${reason.message})`));
+      } else {
+        p.reject(reason);
+      }
     }
   }
 
@@ -364,7 +374,7 @@ export class Supervisor extends EventEmitter {
       const timer = setTimeout(() => {
         if (!this.pending.has(id)) return;
         this.stats.timeouts++;
-        this.loseHelper(new HelperLost("timeout", `helper did not answer ${op} within ${deadline} ms`, { deadlineMs: deadline }));
+        this.loseHelper(new HelperLost("timeout", `helper did not answer ${op} within ${deadline} ms`, { deadlineMs: deadline }), true, id);
       }, deadline + grace);
       this.pending.set(id, {
         op,

@@ -1,0 +1,117 @@
+// The durable snapshot store: atomic 0600 files, a latest pointer per app that
+// another process sees, bounded retention.
+import { afterAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SnapshotStore, writeFileAtomic } from "../../../src/session/store.ts";
+import { newSnapshotId, type Snapshot } from "../../../src/session/snapshot.ts";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tmp(): string {
+  const d = mkdtempSync(join(tmpdir(), "deckhand-store-"));
+  dirs.push(d);
+  return d;
+}
+
+function snap(targetKey = "exe:/usr/bin/a"): Snapshot {
+  const now = Date.now();
+  return {
+    snapshotId: newSnapshotId(),
+    targetKey,
+    windowKey: `${targetKey}#1`,
+    app: { pid: 1, startTime: 5, name: "a", executable: "/usr/bin/a", desktopId: null },
+    window: { windowId: 1, title: "w", bounds: { x: 0, y: 0, width: 1, height: 1 } },
+    capturedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + 60_000).toISOString(),
+    treeText: "",
+    elementCount: 0,
+    truncated: false,
+    elements: [],
+    screenshot: null,
+  };
+}
+
+describe("SnapshotStore", () => {
+  it("save: 0600 files in 0700 dirs, no temp files left", () => {
+    const root = tmp();
+    const store = new SnapshotStore(root);
+    const s = snap();
+    store.save(s);
+    for (const d of ["snapshots", "latest", "screenshots"]) expect(statSync(join(root, d)).mode & 0o777).toBe(0o700);
+    for (const d of ["snapshots", "latest"]) {
+      const names = readdirSync(join(root, d));
+      expect(names).toHaveLength(1);
+      expect(names[0]!.endsWith(".tmp")).toBe(false);
+      expect(statSync(join(root, d, names[0]!)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it("another store on the same dir (another process) sees the record and the latest pointer", () => {
+    const root = tmp();
+    const a = new SnapshotStore(root);
+    const s1 = snap();
+    a.save(s1);
+    const b = new SnapshotStore(root);
+    expect(b.get(s1.snapshotId)).toEqual(s1);
+    expect(b.latestId(s1.targetKey)).toBe(s1.snapshotId);
+    const s2 = snap();
+    b.save(s2);
+    // a reads latest from disk, not from its memory.
+    expect(a.latestId(s1.targetKey)).toBe(s2.snapshotId);
+    expect(a.latestId("exe:/other")).toBeNull();
+    expect(a.get("cs_doesnotexist0000")).toBeNull();
+  });
+
+  it("latest pointers are per target", () => {
+    const store = new SnapshotStore(tmp());
+    const a = snap("exe:/a");
+    const b = snap("exe:/b");
+    store.save(a);
+    store.save(b);
+    expect(store.latestId("exe:/a")).toBe(a.snapshotId);
+    expect(store.latestId("exe:/b")).toBe(b.snapshotId);
+  });
+
+  it("a corrupt record reads as missing, not as a crash", () => {
+    const root = tmp();
+    const store = new SnapshotStore(root);
+    writeFileSync(join(root, "snapshots", "cs_corrupt0000000000.json"), "{not json");
+    expect(store.get("cs_corrupt0000000000")).toBeNull();
+  });
+
+  it("retention: old records and screenshots are pruned, the newest kept", () => {
+    const root = tmp();
+    const store = new SnapshotStore(root);
+    const old = Date.now() / 1000 - 1000;
+    for (let i = 0; i < 205; i++) {
+      const p = join(root, "snapshots", `cs_old${String(i).padStart(14, "0")}.json`);
+      writeFileSync(p, "{}");
+      utimesSync(p, old + i, old + i);
+    }
+    for (let i = 0; i < 35; i++) {
+      const p = join(root, "screenshots", `shot${i}.png`);
+      writeFileSync(p, "");
+      utimesSync(p, old + i, old + i);
+    }
+    const s = snap();
+    store.save(s);
+    const names = readdirSync(join(root, "snapshots"));
+    expect(names).toHaveLength(200);
+    expect(names).toContain(`${s.snapshotId}.json`);
+    expect(names).not.toContain(`cs_old${"0".repeat(14)}.json`);
+    expect(readdirSync(join(root, "screenshots"))).toHaveLength(30);
+  });
+
+  it("writeFileAtomic replaces content and keeps mode 0600", () => {
+    const root = tmp();
+    const p = join(root, "f.json");
+    writeFileAtomic(p, "one");
+    writeFileAtomic(p, Buffer.from("two"));
+    expect(statSync(p).mode & 0o777).toBe(0o600);
+    expect(readdirSync(root)).toEqual(["f.json"]);
+  });
+});
