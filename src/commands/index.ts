@@ -10,7 +10,7 @@ import type { Engine } from "../engine/engine.ts";
 import { appStateResult, captureWindow, observe } from "../engine/observe.ts";
 import { appWindows, resolveApp, resolveWindow } from "../engine/resolve.ts";
 import { compileCommand } from "../program/compile.ts";
-import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
+import { runProgram, validateProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
 import { VERSION } from "../version.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
@@ -23,14 +23,6 @@ export interface CallContext {
 }
 
 type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<unknown>;
-
-/** Which helper capability an action command needs at minimum (checked before dispatch). */
-const ACTION_CAPABILITY: Partial<Record<CommandName, string>> = {
-  "set-value": "action.set_value",
-  "select-text": "action.select_text",
-  focus: "action.focus",
-  "perform-secondary-action": "action.secondary",
-};
 
 let permissionChecked = new WeakSet<object>();
 
@@ -79,17 +71,25 @@ function singleResult(command: string, receipt: ProgramReceipt) {
 
 function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
   return async (engine, args, ctx) => {
-    const { hello } = await engine.helper();
-    const cap = ACTION_CAPABILITY[command];
-    if (cap) engine.requireCapability(hello, cap as never, command);
-    engine.safety.checkPaused(command);
-    await permissionGate(engine);
-    let secret: string | undefined;
     const a = args as Record<string, unknown>;
-    if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
-    const program = compileCommand(command, a, secret);
-    const receipt = await engine.serialized(`app:${program.app}`, () => runProgram(engine, program, { command, cancel: ctx.cancel }));
-    return singleResult(command, receipt);
+    try {
+      // Flag combinations are part of flag parsing: checked before the helper is even found.
+      const shape = compileCommand(command, a, "");
+      const { hello } = await engine.helper();
+      // Action support, then the permission gate, then (only then) stdin.
+      validateProgram(engine, hello, shape);
+      engine.safety.checkPaused(command);
+      await permissionGate(engine);
+      let secret: string | undefined;
+      if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
+      const program = secret === undefined ? shape : compileCommand(command, a, secret);
+      const receipt = await engine.serialized(`app:${program.app}`, () => runProgram(engine, program, { command, cancel: ctx.cancel }));
+      return singleResult(command, receipt);
+    } catch (err) {
+      // Anything refused before a step ran was never dispatched: say so.
+      if (err instanceof DeckhandError && err.details.delivery === undefined) err.details.delivery = "not_dispatched";
+      throw err;
+    }
   };
 }
 

@@ -4,7 +4,7 @@
 import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import type { Element, Snapshot } from "../session/snapshot.ts";
-import type { Delivery, InputStep, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
+import type { Delivery, Hello, InputStep, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { appStateResult, observe } from "../engine/observe.ts";
@@ -127,9 +127,10 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
   };
   if (!hello.capabilities.hit_test?.supported) return input;
   const { result } = await supervisor.request("hit_test", { x: step.x!, y: step.y! });
-  if (result.pid !== null && result.pid !== app.pid) {
-    throw new DeckhandError("POLICY_DENIED", "the point is over another application's window", {
-      details: { reason: "point-outside-target", pid: result.pid },
+  if (result.pid !== app.pid) {
+    // Over another app, or over no window at all (the root): never ours to click.
+    throw new DeckhandError("POLICY_DENIED", result.pid === null ? "the point is not over any window of the target app" : "the point is over another application's window", {
+      details: { reason: "point-outside-target", ...(result.pid !== null ? { pid: result.pid } : {}) },
     });
   }
   const n = result.node;
@@ -179,8 +180,97 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
   };
 }
 
+/**
+ * Static checks of the whole program before anything is resolved or sent:
+ * contradictory steps, capabilities the helper lacks, and foreground input
+ * that the operator has not granted. A program either starts with the
+ * authority it needs for every step or does not start.
+ */
+export function validateProgram(engine: Engine, hello: Hello, program: Program): void {
+  program.steps.forEach((step, i) => {
+    checkStepShape(step, i);
+    for (const any of staticCapabilities(step)) {
+      if (!any.some((c) => hello.capabilities[c]?.supported)) {
+        throw new DeckhandError("ACTION_UNSUPPORTED", `step ${i} (${step.action}) needs ${any.join(" or ")}, which helper ${hello.helper.name} ${hello.helper.version} does not support`, {
+          details: { capability: any.join("|"), step: i },
+        });
+      }
+    }
+    if (definitelyForeground(step) && !engine.safety.foregroundGranted()) {
+      throw new DeckhandError("FOREGROUND_REQUIRED", `step ${i} (${step.action}) needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
+        details: { action: step.action, step: i },
+      });
+    }
+  });
+}
+
+function checkStepShape(step: Step, i: number): void {
+  const bad = (m: string) => new DeckhandError("INVALID_ARGUMENTS", `step ${i} (${step.action}): ${m}`, { details: { step: i } });
+  if (step.action === "click") {
+    const point = step.x !== undefined || step.y !== undefined;
+    if (point && (step.x === undefined || step.y === undefined)) throw bad("a point needs both x and y");
+    if (point === (step.elementIndex !== undefined)) throw bad("give either elementIndex or x and y");
+    if (step.elementIndex !== undefined && (step.button || step.count || step.modifiers)) throw bad("button, count and modifiers apply to point clicks only");
+  }
+  if (step.action === "scroll") {
+    if ((step.x === undefined) !== (step.y === undefined)) throw bad("give both x and y or neither");
+    if (step.elementIndex === undefined && step.direction === undefined) throw bad("give a direction, or an elementIndex to scroll into view");
+    if (step.elementIndex !== undefined && (step.direction !== undefined || step.x !== undefined)) throw bad("elementIndex scrolls into view; drop direction and x/y");
+  }
+  if (step.action === "select-text" && step.end < step.start) throw bad("end must not be before start");
+}
+
+/** For each need, any one of the listed capabilities will do. */
+function staticCapabilities(step: Step): string[][] {
+  const el = "elementIndex" in step && step.elementIndex !== undefined;
+  switch (step.action) {
+    case "click":
+      return el ? [["action.click"]] : [["input.pointer", "action.click"]];
+    case "set-value":
+      return [["action.set_value"]];
+    case "type-text":
+      return el ? [["action.type_text"]] : [["input.keyboard"]];
+    case "press-key":
+      return el ? [["action.focus"], ["input.keyboard"]] : [["input.keyboard"]];
+    case "hotkey":
+      return [["input.keyboard"]];
+    case "scroll":
+      return el ? [["action.scroll_into_view"]] : [["input.pointer"]];
+    case "drag":
+      return [["input.pointer"]];
+    case "select-text":
+      return [["action.select_text"]];
+    case "focus":
+      return [["action.focus"]];
+    case "perform-secondary-action":
+      return [["action.secondary"]];
+    case "wait":
+      return [];
+  }
+}
+
+/** Steps that need foreground input whatever the screen looks like. */
+function definitelyForeground(step: Step): boolean {
+  switch (step.action) {
+    case "type-text":
+      return step.elementIndex === undefined;
+    case "press-key":
+    case "hotkey":
+    case "drag":
+      return true;
+    case "scroll":
+      return step.elementIndex === undefined;
+    case "click":
+      // A plain left click at a point may hit an element (background route); anything else is input.
+      return step.elementIndex === undefined && ((step.button ?? "left") !== "left" || (step.count ?? 1) !== 1 || (step.modifiers?.length ?? 0) > 0);
+    default:
+      return false;
+  }
+}
+
 export async function runProgram(engine: Engine, program: Program, opts: { command: string; cancel?: CancelToken }): Promise<ProgramReceipt> {
   const { supervisor, hello } = await engine.helper();
+  validateProgram(engine, hello, program);
   const app = await resolveApp(engine, program.app);
   const needsSnapshot = program.steps.some(stepUsesElement);
   const { window, windows } = await resolveWindowFor(engine, app, program, needsSnapshot);

@@ -3,6 +3,10 @@
 // (helpers/protocol/schema.json) and golden vectors are generated from here.
 import { z } from "zod";
 
+// Every object here is open: unknown fields are dropped, not refused, so a
+// helper of a newer minor version may add optional fields (same major:
+// proceed). A new required field or a changed meaning is a new major.
+
 export const PROTOCOL_VERSION = [1, 0] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -10,7 +14,7 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 const uint = z.number().int().nonnegative();
 const int = z.number().int();
 
-export const Rect = z.strictObject({ x: int, y: int, width: uint, height: uint });
+export const Rect = z.object({ x: int, y: int, width: uint, height: uint });
 export type Rect = z.infer<typeof Rect>;
 
 // Error codes a helper may put on the wire. A subset of the public codes.
@@ -27,7 +31,7 @@ export const HELPER_ERROR_CODES = Object.freeze([
   "INTERNAL",
 ] as const);
 
-export const WireError = z.strictObject({
+export const WireError = z.object({
   code: z.enum(HELPER_ERROR_CODES),
   message: z.string(),
   details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
@@ -38,7 +42,7 @@ export const WireError = z.strictObject({
 // "unverified" = implemented but not run anywhere we can see.
 export const Verification = z.enum(["live", "vectors", "unverified"]);
 
-export const Capability = z.strictObject({
+export const Capability = z.object({
   supported: z.boolean(),
   verified: Verification,
   note: z.string().optional(),
@@ -68,21 +72,21 @@ export const CAPABILITY_KEYS = Object.freeze([
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
 
-export const Hello = z.strictObject({
+export const Hello = z.object({
   type: z.literal("hello"),
   protocol: z.tuple([uint, uint]),
-  helper: z.strictObject({
+  helper: z.object({
     name: z.string(),
     version: z.string(),
     platform: z.enum(["linux", "macos", "windows", "fake"]),
     backend: z.string(),
   }),
   capabilities: z.record(z.string(), Capability),
-  limits: z.strictObject({ max_frame_bytes: uint }).catchall(z.unknown()),
+  limits: z.object({ max_frame_bytes: uint }).catchall(z.unknown()),
 });
 export type Hello = z.infer<typeof Hello>;
 
-export const Request = z.strictObject({
+export const Request = z.object({
   type: z.literal("request"),
   id: uint,
   op: z.string(),
@@ -96,21 +100,21 @@ export type Delivery = z.infer<typeof Delivery>;
 export const Route = z.enum(["accessibility", "synthetic", "foreground_input"]);
 export type Route = z.infer<typeof Route>;
 
-export const Cleanup = z.strictObject({
+export const Cleanup = z.object({
   keys_released: z.boolean(),
   buttons_released: z.boolean(),
   /** null when the op never moved the pointer. */
   pointer_restored: z.boolean().nullable(),
 });
 
-export const Receipt = z.strictObject({
+export const Receipt = z.object({
   delivery: Delivery,
   route: Route,
   cleanup: Cleanup,
 });
 export type Receipt = z.infer<typeof Receipt>;
 
-export const Response = z.strictObject({
+export const Response = z.object({
   type: z.literal("response"),
   id: uint,
   ok: z.boolean(),
@@ -120,14 +124,14 @@ export const Response = z.strictObject({
 });
 export type Response = z.infer<typeof Response>;
 
-export const Event = z.strictObject({
+export const Event = z.object({
   type: z.literal("event"),
   event: z.enum(["target_closed", "capture_revoked", "user_input", "permission_changed"]),
   data: z.record(z.string(), z.unknown()),
 });
 export type Event = z.infer<typeof Event>;
 
-export const Cancel = z.strictObject({ type: z.literal("cancel"), id: uint });
+export const Cancel = z.object({ type: z.literal("cancel"), id: uint });
 
 export const Frame = z.discriminatedUnion("type", [Hello, Request, Response, Event, Cancel]);
 export type Frame = z.infer<typeof Frame>;
@@ -135,14 +139,14 @@ export type Frame = z.infer<typeof Frame>;
 // ---------------------------------------------------------------- ops
 // Each op: args schema, result schema, whether it mutates (gets a receipt).
 
-export const PermissionCheck = z.strictObject({
+export const PermissionCheck = z.object({
   id: z.string(),
   status: z.enum(["granted", "denied", "unknown"]),
   detail: z.string(),
   remediation: z.string(),
 });
 
-export const WireApp = z.strictObject({
+export const WireApp = z.object({
   pid: uint,
   name: z.string(),
   /** Canonical executable path (/proc/PID/exe resolved), null when unreadable. */
@@ -155,7 +159,7 @@ export const WireApp = z.strictObject({
 });
 export type WireApp = z.infer<typeof WireApp>;
 
-export const WireWindow = z.strictObject({
+export const WireWindow = z.object({
   window_id: uint,
   /** 0 is the bottom of the stacking order. */
   z_index: uint,
@@ -166,7 +170,7 @@ export const WireWindow = z.strictObject({
 });
 export type WireWindow = z.infer<typeof WireWindow>;
 
-export const WireNode = z.strictObject({
+export const WireNode = z.object({
   /** Child indices from the window's root accessible; [] is the root. */
   path: z.array(uint),
   role: z.string(),
@@ -183,7 +187,7 @@ export const WireNode = z.strictObject({
 });
 export type WireNode = z.infer<typeof WireNode>;
 
-export const WireLocator = z.strictObject({
+export const WireLocator = z.object({
   path: z.array(uint),
   role: z.string(),
   name: z.string(),
@@ -192,9 +196,9 @@ export const WireLocator = z.strictObject({
 export type WireLocator = z.infer<typeof WireLocator>;
 
 export const InputStep = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("move"), x: int, y: int }),
-  z.strictObject({ kind: z.literal("button"), button: z.enum(["left", "right", "middle", "back", "forward"]), down: z.boolean() }),
-  z.strictObject({
+  z.object({ kind: z.literal("move"), x: int, y: int }),
+  z.object({ kind: z.literal("button"), button: z.enum(["left", "right", "middle", "back", "forward"]), down: z.boolean() }),
+  z.object({
     kind: z.literal("click"),
     x: int,
     y: int,
@@ -202,11 +206,11 @@ export const InputStep = z.discriminatedUnion("kind", [
     count: z.number().int().min(1).max(3),
     modifiers: z.array(z.string()),
   }),
-  z.strictObject({ kind: z.literal("key"), key: z.string(), down: z.boolean() }),
-  z.strictObject({ kind: z.literal("tap"), keys: z.array(z.string()).min(1), repeat: z.number().int().min(1).max(100) }),
-  z.strictObject({ kind: z.literal("type"), text: z.string() }),
-  z.strictObject({ kind: z.literal("scroll"), x: int.nullable(), y: int.nullable(), dx: int, dy: int }),
-  z.strictObject({ kind: z.literal("wait"), ms: z.number().int().min(0).max(10000) }),
+  z.object({ kind: z.literal("key"), key: z.string(), down: z.boolean() }),
+  z.object({ kind: z.literal("tap"), keys: z.array(z.string()).min(1), repeat: z.number().int().min(1).max(100) }),
+  z.object({ kind: z.literal("type"), text: z.string() }),
+  z.object({ kind: z.literal("scroll"), x: int.nullable(), y: int.nullable(), dx: int, dy: int }),
+  z.object({ kind: z.literal("wait"), ms: z.number().int().min(0).max(10000) }),
 ]);
 export type InputStep = z.infer<typeof InputStep>;
 
@@ -224,32 +228,32 @@ export const OPS = {
   permissions: {
     mutates: false,
     capability: "permissions",
-    args: z.strictObject({}),
-    result: z.strictObject({ checks: z.array(PermissionCheck) }),
+    args: z.object({}),
+    result: z.object({ checks: z.array(PermissionCheck) }),
   },
   list_apps: {
     mutates: false,
     capability: "list_apps",
-    args: z.strictObject({}),
-    result: z.strictObject({ apps: z.array(WireApp) }),
+    args: z.object({}),
+    result: z.object({ apps: z.array(WireApp) }),
   },
   list_windows: {
     mutates: false,
     capability: "list_windows",
-    args: z.strictObject({ pid: uint.nullable() }),
-    result: z.strictObject({ windows: z.array(WireWindow) }),
+    args: z.object({ pid: uint.nullable() }),
+    result: z.object({ windows: z.array(WireWindow) }),
   },
   get_tree: {
     mutates: false,
     capability: "get_tree",
-    args: z.strictObject({
+    args: z.object({
       pid: uint,
       window_id: uint,
       max_depth: uint,
       max_children: uint,
       max_nodes: uint,
     }),
-    result: z.strictObject({
+    result: z.object({
       nodes: z.array(WireNode),
       truncated: z.boolean(),
       source: z.enum(["cache", "walk", "scripted"]),
@@ -258,7 +262,7 @@ export const OPS = {
   screenshot: {
     mutates: false,
     capability: "screenshot",
-    args: z.strictObject({
+    args: z.object({
       window_id: uint,
       /** Absolute path of the PNG to write (the orchestrator owns retention). */
       path: z.string(),
@@ -267,12 +271,12 @@ export const OPS = {
       /** Extra screen rectangles to black out. */
       redact: z.array(Rect),
     }),
-    result: z.strictObject({
+    result: z.object({
       path: z.string(),
       width: uint,
       height: uint,
       /** Screen position of the image's top-left pixel. */
-      origin: z.strictObject({ x: int, y: int }),
+      origin: z.object({ x: int, y: int }),
       /** Image pixels per screen pixel. */
       scale: z.number().positive(),
       method: z.string(),
@@ -282,8 +286,8 @@ export const OPS = {
   hit_test: {
     mutates: false,
     capability: "hit_test",
-    args: z.strictObject({ x: int, y: int }),
-    result: z.strictObject({
+    args: z.object({ x: int, y: int }),
+    result: z.object({
       pid: uint.nullable(),
       window_id: uint.nullable(),
       node: WireNode.nullable(),
@@ -292,7 +296,7 @@ export const OPS = {
   element_action: {
     mutates: true,
     capability: null, // per action: "action.<name>"
-    args: z.strictObject({
+    args: z.object({
       pid: uint,
       window_id: uint,
       locator: WireLocator,
@@ -305,7 +309,7 @@ export const OPS = {
       /** secondary: the advertised action name. */
       action_name: z.string().nullable(),
     }),
-    result: z.strictObject({
+    result: z.object({
       performed: z.boolean(),
       /** A read-back predicate the helper actually checked, if any. */
       verified: z.boolean().nullable(),
@@ -315,17 +319,17 @@ export const OPS = {
   input: {
     mutates: true,
     capability: null, // input.pointer and/or input.keyboard by step kind
-    args: z.strictObject({
+    args: z.object({
       steps: z.array(InputStep).min(1),
       restore_pointer: z.boolean(),
     }),
-    result: z.strictObject({ steps_completed: uint }),
+    result: z.object({ steps_completed: uint }),
   },
   watch_user_input: {
     mutates: false,
     capability: "watch_user_input",
-    args: z.strictObject({ enabled: z.boolean() }),
-    result: z.strictObject({ watching: z.boolean() }),
+    args: z.object({ enabled: z.boolean() }),
+    result: z.object({ watching: z.boolean() }),
   },
 } as const;
 

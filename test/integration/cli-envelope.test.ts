@@ -29,7 +29,7 @@ describe("envelope", () => {
     const sb = sandbox();
     const r = await cli(sb, ["click", "--app", "no-such-app", "--element-index", "1"]);
     const e = expectError(r, "click", "APP_NOT_FOUND");
-    expect(e.details).toEqual({ app: "no-such-app" });
+    expect(e.details).toEqual({ app: "no-such-app", delivery: "not_dispatched" });
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
   });
 

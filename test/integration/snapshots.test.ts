@@ -152,15 +152,18 @@ describe("refusals", () => {
     expect(e.details.elementIndex).toBe(999);
   });
 
-  it("ELEMENT_UNRESOLVABLE: element 1 changed identity since the snapshot; no action reaches the helper", async () => {
+  it("ELEMENT_UNRESOLVABLE: element 1 changed identity since the snapshot; nothing is performed", async () => {
     const sb = await observedSandbox();
     sb.control({ replaced: ["0"] });
     const r = await cli(sb, ["click", "--app", "fixture-app", "--element-index", "1"]);
     const e = expectError(r, "click", "ELEMENT_UNRESOLVABLE");
     expect(e.details.delivery).toBe("not_dispatched");
-    // The locator is re-resolved in the live tree by deckhand before dispatch:
-    // the helper must not be asked to act on a changed element.
-    expect(actions(sb)).toEqual([]);
+    // Replay happens in the helper, atomically with the action (no window
+    // between a check and the act): the request carries the recorded locator
+    // and the helper refuses it before any OS call.
+    const sent = actions(sb);
+    expect(sent).toHaveLength(1);
+    expect((sent[0] as any).args.locator).toEqual({ path: [0], role: "push button", name: "OK", identifier: "ok-button" });
   });
 
   it("perform-secondary-action with an action the element does not advertise -> ACTION_UNSUPPORTED, nothing sent", async () => {
