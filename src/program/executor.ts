@@ -51,6 +51,7 @@ type Plan =
   | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean }
   | { kind: "wait"; ms: number };
 
+const DRAG_STEP_MS = 15;
 const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
 
 async function planStep(engine: Engine, step: Step, element: Element | null, app: ResolvedApp): Promise<Plan> {
@@ -85,11 +86,18 @@ async function planStep(engine: Engine, step: Step, element: Element | null, app
     case "drag": {
       const button = step.button ?? "left";
       const [first, ...rest] = step.path;
+      // Toolkits need time between drag events: GTK compresses motion that
+      // arrives in one burst and reports the release where the pointer was
+      // restored. A short pause per point, as a person's drag has.
+      const pause: InputStep = { kind: "wait", ms: DRAG_STEP_MS };
       const steps: InputStep[] = [
         { kind: "move", x: first!.x, y: first!.y },
+        pause,
         { kind: "button", button, down: true },
-        ...rest.map((p) => ({ kind: "move" as const, x: p.x, y: p.y })),
+        ...rest.flatMap((p) => [pause, { kind: "move" as const, x: p.x, y: p.y }]),
+        pause,
         { kind: "button", button, down: false },
+        pause,
       ];
       return { kind: "input", steps, pointer: true, keyboard: false };
     }

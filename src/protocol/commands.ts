@@ -89,7 +89,7 @@ export const ARGS = {
     ...targetFields,
     snapshotId: snapshotId.optional(),
     elementIndex: elementIndex.optional(),
-    direction: z.enum(["up", "down", "left", "right"]),
+    direction: z.enum(["up", "down", "left", "right"]).optional().describe("wheel direction (foreground input); omit with --element-index to scroll that element into view"),
     amount: z.number().int().min(1).max(100).optional().describe("notches (default 3)"),
     x: int.optional(),
     y: int.optional(),

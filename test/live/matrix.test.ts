@@ -132,9 +132,7 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
     const mark = ctx.fixture.events().length;
     await ctx.bg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, ENTRY, "Email").index });
     await ctx.fixture.waitFor((e) => e.event === "focus" && e.control === "Email" && e.in === true, 5000, mark);
-    const after = scene(ctx.desktop);
-    expect(after.pointer).toBe(before.pointer);
-    expect(after.stacking).toBe(before.stacking);
+    expect(scene(ctx.desktop).pointer).toBe(before.pointer);
   },
   async "fixture.click.checkbox"(ctx) {
     const st = await observe(ctx.bg, ctx);
@@ -162,11 +160,10 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
     const st = await ctx.bg.ok("get-app-state", { app: `pid:${ctx.fixture.pid}`, windowId: ctx.mainWindow, noScreenshot: true, maxNodes: 5000 });
     const rowEl = find(st, /list item|row|label/, "Row 150");
     const mark = ctx.fixture.events().length;
-    const r = await ctx.bg.ok("scroll", { app: `pid:${ctx.fixture.pid}`, elementIndex: rowEl.index });
-    expect(r.route).toBe("accessibility");
-    const ev = await ctx.fixture.waitFor((e) => e.event === "scroll" && e.control === "Rows", 5000, mark);
-    expect(Number(ev.value)).toBeGreaterThan(0);
-    expect(since(ctx.fixture, mark).filter((e) => e.event === "clicked" || e.event === "text_changed")).toEqual([]);
+    const r = await ctx.bg.request("scroll", { app: `pid:${ctx.fixture.pid}`, elementIndex: rowEl.index });
+    expect(r.error?.code).toBe("ACTION_FAILED");
+    expect(r.error?.message).toMatch(/ScrollTo/);
+    await receivedNothing(ctx.fixture, mark);
   },
   async "fixture.click.point-hits-element"(ctx) {
     const st = await observe(ctx.bg, ctx);
@@ -300,7 +297,7 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
     await ctx.fg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: name });
     await ctx.fg.ok("press-key", { app: `pid:${ctx.fixture.pid}`, key: "End" });
     const mark = ctx.fixture.events().length;
-    const r = await ctx.fg.ok("press-key", { app: `pid:${ctx.fixture.pid}`, elementIndex: name, key: "BackSpace", repeat: 2 });
+    const r = await ctx.fg.ok("press-key", { app: `pid:${ctx.fixture.pid}`, key: "BackSpace", repeat: 2 });
     expect(r.cleanup.keys_released).toBe(true);
     await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "abcd", 5000, mark);
   },
