@@ -1,0 +1,121 @@
+//! AT-SPI over D-Bus (zbus 5, atspi 0.30 types). Calls are made raw on one
+//! connection so many can be in flight at once (pipelined); every op runs
+//! under the request's deadline, and per-app calls get their own shorter
+//! timeouts so one hung application cannot stall a listing.
+
+pub mod actions;
+pub mod apps;
+pub mod tree;
+
+use crate::error::{Code, Error, Result};
+use serde::Serialize;
+use std::time::Duration;
+use zbus::zvariant::{DynamicDeserialize, DynamicType, OwnedObjectPath, OwnedValue};
+
+pub const REGISTRY: &str = "org.a11y.atspi.Registry";
+pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+pub const NULL_PATH: &str = "/org/a11y/atspi/null";
+pub const CACHE_PATH: &str = "/org/a11y/atspi/cache";
+pub const I_ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+pub const I_ACTION: &str = "org.a11y.atspi.Action";
+pub const I_COMPONENT: &str = "org.a11y.atspi.Component";
+pub const I_TEXT: &str = "org.a11y.atspi.Text";
+pub const I_EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
+pub const I_VALUE: &str = "org.a11y.atspi.Value";
+pub const I_CACHE: &str = "org.a11y.atspi.Cache";
+pub const I_PROPS: &str = "org.freedesktop.DBus.Properties";
+
+/// Component coordinate type 0 = screen.
+pub const COORD_SCREEN: u32 = 0;
+
+/// An accessible object reference: (bus name, object path).
+pub type ObjRef = (String, OwnedObjectPath);
+
+#[derive(Clone)]
+pub struct A11y {
+    pub conn: zbus::Connection,
+}
+
+/// Where the accessibility bus is: AT_SPI_BUS_ADDRESS, else org.a11y.Bus on
+/// the session bus.
+pub async fn bus_address(session: Option<&zbus::Connection>) -> Result<String> {
+    if let Ok(a) = std::env::var("AT_SPI_BUS_ADDRESS") {
+        if !a.is_empty() {
+            return Ok(a);
+        }
+    }
+    let session = session.ok_or_else(|| {
+        Error::new(Code::PermissionDenied, "no session D-Bus (DBUS_SESSION_BUS_ADDRESS) to ask for the accessibility bus")
+    })?;
+    let reply = session
+        .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some("org.a11y.Bus"), "GetAddress", &())
+        .await
+        .map_err(|e| Error::new(Code::PermissionDenied, format!("org.a11y.Bus.GetAddress failed: {e}")))?;
+    let addr: String = reply.body().deserialize()?;
+    Ok(addr)
+}
+
+pub async fn session_bus() -> Result<zbus::Connection> {
+    zbus::Connection::session()
+        .await
+        .map_err(|e| Error::new(Code::PermissionDenied, format!("cannot connect to the session D-Bus: {e}")))
+}
+
+impl A11y {
+    pub async fn connect() -> Result<A11y> {
+        let session = session_bus().await.ok();
+        let address = bus_address(session.as_ref()).await?;
+        let conn = zbus::connection::Builder::address(address.as_str())?
+            .build()
+            .await
+            .map_err(|e| Error::new(Code::PermissionDenied, format!("cannot connect to the accessibility bus {address}: {e}")))?;
+        let me = A11y { conn };
+        // Applications (GTK's atk-bridge) expose org.a11y.atspi.Cache only
+        // once some client listens for events: register one, rare, event.
+        if let Err(e) = me
+            .call::<_, ()>(REGISTRY, "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent", &("object:state-changed:defunct",))
+            .await
+        {
+            eprintln!("deckhand-helper-linux: RegisterEvent failed ({}); bulk cache may be unavailable", e.message);
+        }
+        Ok(me)
+    }
+
+    /// One method call; the reply body is decoded into `R`.
+    pub async fn call<B, R>(&self, dest: &str, path: &str, iface: &str, method: &str, body: &B) -> Result<R>
+    where
+        B: Serialize + DynamicType,
+        R: for<'d> DynamicDeserialize<'d>,
+    {
+        let msg = self.conn.call_method(Some(dest), path, Some(iface), method, body).await?;
+        let r: R = msg.body().deserialize()?;
+        Ok(r)
+    }
+
+    /// Properties.Get; the variant is returned as is.
+    pub async fn prop(&self, dest: &str, path: &str, iface: &str, name: &str) -> Result<OwnedValue> {
+        self.call(dest, path, I_PROPS, "Get", &(iface, name)).await
+    }
+
+    pub async fn prop_string(&self, dest: &str, path: &str, iface: &str, name: &str) -> Result<String> {
+        let v = self.prop(dest, path, iface, name).await?;
+        String::try_from(v).map_err(|e| Error::internal(format!("{iface}.{name} is not a string: {e}")))
+    }
+
+    pub async fn pid_of(&self, bus: &str) -> Result<u32> {
+        self.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID", &(bus,))
+            .await
+    }
+
+    pub async fn children(&self, dest: &str, path: &str) -> Result<Vec<ObjRef>> {
+        self.call(dest, path, I_ACCESSIBLE, "GetChildren", &()).await
+    }
+}
+
+/// Run a future with its own timeout; a timeout becomes TIMEOUT.
+pub async fn within<T>(d: Duration, what: &str, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    match tokio::time::timeout(d, f).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::timeout(format!("{what} did not answer within {} ms", d.as_millis()))),
+    }
+}

@@ -1,0 +1,183 @@
+//! One error type for the whole helper. Every failure that reaches the wire
+//! carries one of the protocol's HELPER_ERROR_CODES.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    InvalidArguments,
+    AppNotFound,
+    WindowNotFound,
+    ElementUnresolvable,
+    ActionUnsupported,
+    ActionFailed,
+    PermissionDenied,
+    ScreenshotFailed,
+    Timeout,
+    Internal,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidArguments => "INVALID_ARGUMENTS",
+            Code::AppNotFound => "APP_NOT_FOUND",
+            Code::WindowNotFound => "WINDOW_NOT_FOUND",
+            Code::ElementUnresolvable => "ELEMENT_UNRESOLVABLE",
+            Code::ActionUnsupported => "ACTION_UNSUPPORTED",
+            Code::ActionFailed => "ACTION_FAILED",
+            Code::PermissionDenied => "PERMISSION_DENIED",
+            Code::ScreenshotFailed => "SCREENSHOT_FAILED",
+            Code::Timeout => "TIMEOUT",
+            Code::Internal => "INTERNAL",
+        }
+    }
+}
+
+/// A detail value: the wire allows string | number | boolean.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Detail {
+    Str(String),
+    Int(i64),
+    Bool(bool),
+}
+
+impl From<&str> for Detail {
+    fn from(s: &str) -> Self {
+        Detail::Str(s.to_string())
+    }
+}
+impl From<String> for Detail {
+    fn from(s: String) -> Self {
+        Detail::Str(s)
+    }
+}
+impl From<i64> for Detail {
+    fn from(v: i64) -> Self {
+        Detail::Int(v)
+    }
+}
+impl From<u32> for Detail {
+    fn from(v: u32) -> Self {
+        Detail::Int(v as i64)
+    }
+}
+impl From<bool> for Detail {
+    fn from(v: bool) -> Self {
+        Detail::Bool(v)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Error {
+    pub code: Code,
+    pub message: String,
+    pub details: Vec<(String, Detail)>,
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Error { code, message: message.into(), details: Vec::new() }
+    }
+    pub fn with(mut self, key: &str, value: impl Into<Detail>) -> Self {
+        self.details.push((key.to_string(), value.into()));
+        self
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(Code::InvalidArguments, message)
+    }
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(Code::Internal, message)
+    }
+    pub fn timeout(message: impl Into<String>) -> Self {
+        Self::new(Code::Timeout, message)
+    }
+    /// Re-code an error (e.g. a D-Bus failure while acting becomes ACTION_FAILED),
+    /// but keep TIMEOUT as it is.
+    pub fn recode(mut self, code: Code) -> Self {
+        if self.code != Code::Timeout {
+            self.code = code;
+        }
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<zbus::Error> for Error {
+    fn from(e: zbus::Error) -> Self {
+        match &e {
+            zbus::Error::InputOutput(_) => Error::internal(format!("accessibility bus I/O: {e}")),
+            zbus::Error::MethodError(name, msg, _) => {
+                let n = name.as_str();
+                let m = msg.clone().unwrap_or_default();
+                if n.ends_with("UnknownObject") || n.ends_with("UnknownMethod") || n.ends_with("ServiceUnknown") || n.ends_with("NoReply") && m.contains("disconnected") {
+                    Error::new(Code::ElementUnresolvable, format!("D-Bus {n}: {m}")).with("dbus_error", n)
+                } else if n.ends_with("NoReply") || n.ends_with("Timeout") {
+                    Error::timeout(format!("D-Bus {n}: {m}")).with("dbus_error", n)
+                } else {
+                    Error::internal(format!("D-Bus {n}: {m}")).with("dbus_error", n)
+                }
+            }
+            _ => Error::internal(format!("D-Bus: {e}")),
+        }
+    }
+}
+
+impl From<zbus::fdo::Error> for Error {
+    fn from(e: zbus::fdo::Error) -> Self {
+        Error::from(zbus::Error::from(e))
+    }
+}
+
+impl From<zbus::zvariant::Error> for Error {
+    fn from(e: zbus::zvariant::Error) -> Self {
+        Error::internal(format!("D-Bus reply decoding: {e}"))
+    }
+}
+
+impl From<x11rb::errors::ConnectionError> for Error {
+    fn from(e: x11rb::errors::ConnectionError) -> Self {
+        Error::internal(format!("X connection: {e}"))
+    }
+}
+
+impl From<x11rb::errors::ConnectError> for Error {
+    fn from(e: x11rb::errors::ConnectError) -> Self {
+        Error::new(Code::PermissionDenied, format!("cannot open the X display: {e}"))
+    }
+}
+
+impl From<x11rb::errors::ReplyError> for Error {
+    fn from(e: x11rb::errors::ReplyError) -> Self {
+        match &e {
+            x11rb::errors::ReplyError::X11Error(x) if x.error_kind == x11rb::protocol::ErrorKind::Window => {
+                Error::new(Code::WindowNotFound, format!("X window gone: {e}"))
+            }
+            _ => Error::internal(format!("X request: {e}")),
+        }
+    }
+}
+
+impl From<x11rb::errors::ReplyOrIdError> for Error {
+    fn from(e: x11rb::errors::ReplyOrIdError) -> Self {
+        match e {
+            x11rb::errors::ReplyOrIdError::X11Error(x) => Error::from(x11rb::errors::ReplyError::X11Error(x)),
+            other => Error::internal(format!("X request: {other}")),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::internal(format!("I/O: {e}"))
+    }
+}

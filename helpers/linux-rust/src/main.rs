@@ -1,0 +1,180 @@
+//! deckhand-helper-linux: the Linux platform helper of deckhand.
+//!
+//! Speaks the wire protocol on stdin/stdout (u32 big-endian length + one
+//! msgpack map per frame); stderr carries diagnostics only. Exits 0 when
+//! stdin closes, 2 on a malformed frame (the supervisor restarts it).
+
+mod atspi;
+mod error;
+mod ops;
+mod procfs;
+mod wire;
+mod x11;
+
+use ops::{send_frame, Ctx, Out};
+use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use wire::codec::{decode_body, encode_frame, read_frame, MAX_FRAME_BYTES};
+use wire::messages::{parse_incoming, Capability, Hello, HelperInfo, Incoming, Limits, CAPABILITY_KEYS, PROTOCOL};
+
+/// How each capability was verified. "live" = run by us against a real
+/// desktop (Xvfb + openbox + AT-SPI + GTK 3 apps, see README.md).
+fn capability(key: &str, ext: Option<x11::Extensions>) -> Capability {
+    let live = |note: &str| Capability { supported: true, verified: "live".into(), note: Some(note.into()).filter(|n: &String| !n.is_empty()) };
+    let no_x = |what: &str| Capability { supported: false, verified: "live".into(), note: Some(format!("no X display at startup: {what}")) };
+    let x = ext.is_some();
+    match key {
+        "permissions" => live(""),
+        "list_apps" => live("X11 EWMH windows + AT-SPI registry, joined to /proc"),
+        "list_windows" if x => live("EWMH _NET_CLIENT_LIST_STACKING (root children without a WM)"),
+        "list_windows" => no_x("no windows"),
+        "get_tree" => live("AT-SPI; path = child indices from the window's frame accessible"),
+        "get_tree.cache_bulk" => live("org.a11y.atspi.Cache.GetItems + pipelined calls; falls back to a pipelined walk"),
+        "screenshot" if x => live("Composite NameWindowPixmap + MIT-SHM, PNG"),
+        "screenshot" => no_x("no capture"),
+        "screenshot.occluded" => match ext {
+            Some(e) if e.composite.is_some() => live("Composite redirection of the window's frame"),
+            _ => Capability { supported: false, verified: "live".into(), note: Some("no Composite extension".into()) },
+        },
+        "screenshot.redact_secure" => live("password-text accessibles' extents blacked out"),
+        "hit_test" => live("stacking order + Component.GetAccessibleAtPoint"),
+        "action.click" => live("Action index 0 (click/press/activate/toggle)"),
+        "action.set_value" => live("EditableText.SetTextContents or Value.CurrentValue, read back"),
+        "action.type_text" => live("EditableText.InsertText at the caret (selection deleted first)"),
+        "action.select_text" => live("Text.SetSelection / AddSelection, read back"),
+        "action.focus" => live("Component.GrabFocus"),
+        "action.scroll_into_view" => Capability {
+            supported: true,
+            verified: "unverified".into(),
+            note: Some("Component.ScrollTo; GTK 3 does not implement it (the app answers false -> ACTION_FAILED)".into()),
+        },
+        "action.secondary" => live("Action by advertised name"),
+        "input.pointer" | "input.keyboard" => match ext {
+            Some(e) if e.xtest.is_some() => live("XTest: moves the real pointer / focus (foreground input)"),
+            Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
+            None => no_x("no input"),
+        },
+        "watch_user_input" => match ext {
+            Some(e) if e.xinput.is_some() => Capability {
+                supported: true,
+                verified: "unverified".into(),
+                note: Some("XInput2 raw events, XTest devices ignored; the filtering was run live, real devices were not (Xvfb has none)".into()),
+            },
+            _ => Capability { supported: false, verified: "live".into(), note: Some("no XInput 2".into()) },
+        },
+        _ => Capability { supported: false, verified: "unverified".into(), note: None },
+    }
+}
+
+fn hello() -> Hello {
+    let ext = if std::env::var("DISPLAY").map(|d| !d.is_empty()).unwrap_or(false) {
+        x11::X::connect().ok().map(|x| x.ext)
+    } else {
+        None
+    };
+    let capabilities: BTreeMap<String, Capability> = CAPABILITY_KEYS.iter().map(|k| (k.to_string(), capability(k, ext))).collect();
+    Hello {
+        kind: "hello".into(),
+        protocol: PROTOCOL,
+        helper: HelperInfo {
+            name: "deckhand-helper-linux".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            platform: "linux".into(),
+            backend: "atspi+x11".into(),
+        },
+        capabilities,
+        limits: Limits { max_frame_bytes: MAX_FRAME_BYTES as u64 },
+    }
+}
+
+enum Msg {
+    Request { id: u64, op: String, deadline_ms: u64, args: rmpv::Value },
+    Eof,
+    Malformed(String),
+}
+
+fn main() {
+    std::process::exit(run());
+}
+
+fn run() -> i32 {
+    let out: Out = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    send_frame(&out, &encode_frame(&hello()));
+
+    let cancelled: Arc<Mutex<HashSet<u64>>> = Arc::new(Mutex::new(HashSet::new()));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Msg>();
+    let cancelled_r = cancelled.clone();
+    let reader = std::thread::Builder::new().name("stdin".into()).spawn(move || {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        loop {
+            let msg = match read_frame(&mut input) {
+                Ok(None) => Msg::Eof,
+                Err(e) => Msg::Malformed(e.to_string()),
+                Ok(Some(body)) => match decode_body(&body).map_err(|e| e.to_string()).and_then(|v| parse_incoming(&v)) {
+                    Err(e) => Msg::Malformed(e),
+                    Ok(Incoming::Cancel { id }) => {
+                        if let Ok(mut s) = cancelled_r.lock() {
+                            s.insert(id);
+                        }
+                        continue;
+                    }
+                    Ok(Incoming::Request { id, op, deadline_ms, args }) => Msg::Request { id, op, deadline_ms, args },
+                },
+            };
+            let stop = !matches!(msg, Msg::Request { .. });
+            if tx.send(msg).is_err() || stop {
+                return;
+            }
+        }
+    });
+    if let Err(e) = reader {
+        eprintln!("deckhand-helper-linux: cannot start the stdin reader: {e}");
+        return 1;
+    }
+
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("deckhand-helper-linux: cannot start the runtime: {e}");
+            return 1;
+        }
+    };
+    let ctx = Rc::new(Ctx::new(out.clone(), cancelled.clone()));
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
+        let mut inflight = Vec::new();
+        let mut seen: HashSet<u64> = HashSet::new();
+        loop {
+            match rx.recv().await {
+                Some(Msg::Request { id, op, deadline_ms, args }) => {
+                    if !seen.insert(id) {
+                        eprintln!("deckhand-helper-linux: duplicate request id {id}: protocol breach");
+                        return 2;
+                    }
+                    let ctx = ctx.clone();
+                    inflight.retain(|h: &tokio::task::JoinHandle<()>| !h.is_finished());
+                    inflight.push(tokio::task::spawn_local(async move {
+                        let resp = ops::handle(&ctx, id, &op, deadline_ms, args).await;
+                        send_frame(&ctx.out, &encode_frame(&resp));
+                        if let Ok(mut s) = ctx.cancelled.lock() {
+                            s.remove(&id); // a late cancel for a finished id is ignored
+                        }
+                    }));
+                }
+                Some(Msg::Malformed(e)) => {
+                    eprintln!("deckhand-helper-linux: malformed frame: {e}; exiting with code 2");
+                    return 2;
+                }
+                Some(Msg::Eof) | None => {
+                    // stdin closed: let in-flight requests answer (each is bounded by its deadline).
+                    for h in inflight {
+                        let _ = h.await;
+                    }
+                    return 0;
+                }
+            }
+        }
+    })
+}

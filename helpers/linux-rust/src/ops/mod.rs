@@ -1,0 +1,142 @@
+//! Request dispatch: decode args, run the op under its deadline, answer.
+
+pub mod act;
+pub mod observe;
+
+use crate::atspi::A11y;
+use crate::error::{Code, Error, Result};
+use crate::wire::codec::{encode_frame, to_value, write_frame};
+use crate::wire::messages::{decode_args, Event, Receipt, Response};
+use crate::x11::watch::Watcher;
+use crate::x11::X;
+use serde::Serialize;
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Write one frame; a broken stdout means the orchestrator is gone: exit.
+pub fn send_frame(out: &Out, bytes: &[u8]) {
+    let mut w = match out.lock() {
+        Ok(w) => w,
+        Err(p) => p.into_inner(),
+    };
+    if let Err(e) = write_frame(&mut *w, bytes) {
+        eprintln!("deckhand-helper-linux: cannot write to stdout ({e}); exiting");
+        std::process::exit(0);
+    }
+}
+
+pub fn send_event(out: &Out, event: &str, data: rmpv::Value) {
+    let ev = Event { kind: "event".into(), event: event.into(), data };
+    send_frame(out, &encode_frame(&ev));
+}
+
+pub struct Ctx {
+    pub x: RefCell<Option<X>>,
+    pub a11y: RefCell<Option<A11y>>,
+    pub watcher: RefCell<Option<Watcher>>,
+    pub cancelled: Arc<Mutex<HashSet<u64>>>,
+    pub out: Out,
+}
+
+impl Ctx {
+    pub fn new(out: Out, cancelled: Arc<Mutex<HashSet<u64>>>) -> Ctx {
+        Ctx { x: RefCell::new(None), a11y: RefCell::new(None), watcher: RefCell::new(None), cancelled, out }
+    }
+
+    /// Run synchronous X work on the (lazily opened) connection. A broken
+    /// connection is dropped so the next request reconnects.
+    pub fn with_x<T>(&self, f: impl FnOnce(&mut X) -> Result<T>) -> Result<T> {
+        let mut g = self.x.borrow_mut();
+        if g.is_none() {
+            *g = Some(X::connect()?);
+        }
+        let r = f(g.as_mut().expect("connected above"));
+        if let Err(e) = &r {
+            if e.message.starts_with("X connection") {
+                *g = None;
+            }
+        }
+        r
+    }
+
+    /// The accessibility bus connection (opened once, reopened if it broke).
+    pub async fn a11y(&self) -> Result<A11y> {
+        if let Some(a) = self.a11y.borrow().as_ref() {
+            return Ok(a.clone());
+        }
+        let a = A11y::connect().await?;
+        *self.a11y.borrow_mut() = Some(a.clone());
+        Ok(a)
+    }
+
+    /// Drop the a11y connection after an I/O failure on it.
+    pub fn a11y_failed(&self, e: &Error) {
+        if e.message.contains("accessibility bus I/O") {
+            *self.a11y.borrow_mut() = None;
+        }
+    }
+
+    pub fn is_cancelled(&self, id: u64) -> bool {
+        self.cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false)
+    }
+}
+
+/// Deadline of a request (0 means "none given": 10 s).
+pub fn deadline_of(deadline_ms: u64) -> (Duration, Instant) {
+    let d = Duration::from_millis(if deadline_ms == 0 { 10_000 } else { deadline_ms });
+    (d, Instant::now() + d)
+}
+
+async fn read_op<A, R, F, Fut>(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: &rmpv::Value, f: F) -> Response
+where
+    A: serde::de::DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(A, Instant) -> Fut,
+    Fut: std::future::Future<Output = Result<R>>,
+{
+    let a: A = match decode_args(args) {
+        Ok(a) => a,
+        Err(e) => return Response::err(id, &e, None),
+    };
+    let (d, deadline) = deadline_of(deadline_ms);
+    match tokio::time::timeout(d, f(a, deadline)).await {
+        Ok(Ok(r)) => Response::ok(id, to_value(&r), None),
+        Ok(Err(e)) => {
+            ctx.a11y_failed(&e);
+            Response::err(id, &e, None)
+        }
+        Err(_) => Response::err(id, &Error::timeout(format!("{op} did not finish within {} ms", d.as_millis())), None),
+    }
+}
+
+/// Answer one request.
+pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::Value) -> Response {
+    let t0 = Instant::now();
+    let resp = match op {
+        "permissions" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| observe::permissions(ctx, a, dl)).await,
+        "list_apps" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| observe::list_apps(ctx, a, dl)).await,
+        "list_windows" => read_op(ctx, id, op, deadline_ms, &args, |a, _| observe::list_windows(ctx, a)).await,
+        "get_tree" => read_op(ctx, id, op, deadline_ms, &args, |a, _| observe::get_tree(ctx, a)).await,
+        "screenshot" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| observe::screenshot(ctx, a, dl)).await,
+        "hit_test" => read_op(ctx, id, op, deadline_ms, &args, |a, _| observe::hit_test(ctx, a)).await,
+        "watch_user_input" => read_op(ctx, id, op, deadline_ms, &args, |a, _| act::watch_user_input(ctx, a)).await,
+        "element_action" => act::element_action(ctx, id, deadline_ms, &args).await,
+        "input" => act::input(ctx, id, deadline_ms, &args).await,
+        other => Response::err(
+            id,
+            &Error::new(Code::InvalidArguments, format!("unknown op {other:?}")).with("op", other),
+            None::<Receipt>,
+        ),
+    };
+    eprintln!(
+        "deckhand-helper-linux: {op} #{id} -> {} in {:.1} ms",
+        if resp.ok { "ok".to_string() } else { resp.error.as_ref().map(|e| e.code.clone()).unwrap_or_default() },
+        t0.elapsed().as_secs_f64() * 1e3
+    );
+    resp
+}

@@ -1,0 +1,321 @@
+//! Read-only ops: permissions, list_apps, list_windows, get_tree,
+//! screenshot, hit_test.
+
+use super::Ctx;
+use crate::atspi::{self, apps, tree, within, A11y};
+use crate::error::{Code, Error, Result};
+use crate::procfs;
+use crate::wire::messages::*;
+use crate::x11::{capture, windows};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+fn check(id: &str, granted: Option<bool>, detail: String, remediation: &str) -> PermissionCheck {
+    let status = match granted {
+        Some(true) => "granted",
+        Some(false) => "denied",
+        None => "unknown",
+    };
+    PermissionCheck {
+        id: id.into(),
+        status: status.into(),
+        detail,
+        remediation: if granted == Some(true) { String::new() } else { remediation.into() },
+    }
+}
+
+pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<PermissionsResult> {
+    let mut checks = Vec::new();
+    let t = Duration::from_millis(2000);
+
+    // AT-SPI bus: GetAddress on the session bus, then connect.
+    let session = within(t, "session bus", atspi::session_bus()).await;
+    let bus_check = match &session {
+        Err(e) => check("atspi_bus", Some(false), e.message.clone(), "run inside a D-Bus session (DBUS_SESSION_BUS_ADDRESS)"),
+        Ok(s) => match within(t, "org.a11y.Bus.GetAddress", atspi::bus_address(Some(s))).await {
+            Err(e) => check(
+                "atspi_bus",
+                Some(false),
+                e.message,
+                "start the accessibility bus: /usr/libexec/at-spi-bus-launcher --launch-immediately (package at-spi2-core)",
+            ),
+            Ok(addr) => match within(t, "accessibility bus", ctx.a11y()).await {
+                Ok(_) => check("atspi_bus", Some(true), format!("org.a11y.Bus answered ({addr}); the accessibility bus connected"), ""),
+                Err(e) => check(
+                    "atspi_bus",
+                    Some(false),
+                    format!("org.a11y.Bus answered ({addr}) but connecting failed: {}", e.message),
+                    "restart at-spi-bus-launcher for this session",
+                ),
+            },
+        },
+    };
+    checks.push(bus_check);
+
+    // org.a11y.Status.IsEnabled
+    let enabled = match &session {
+        Ok(s) => {
+            let r = within(t, "org.a11y.Status", async {
+                let m = s
+                    .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some(atspi::I_PROPS), "Get", &("org.a11y.Status", "IsEnabled"))
+                    .await?;
+                let v: zbus::zvariant::OwnedValue = m.body().deserialize()?;
+                bool::try_from(v).map_err(|e| Error::internal(format!("IsEnabled is not a boolean: {e}")))
+            })
+            .await;
+            match r {
+                Ok(true) => check("accessibility_enabled", Some(true), "org.a11y.Status.IsEnabled is true".into(), ""),
+                Ok(false) => check(
+                    "accessibility_enabled",
+                    Some(false),
+                    "org.a11y.Status.IsEnabled is false: toolkits that check it (Qt, Chromium, GTK4) will not expose their trees".into(),
+                    "gsettings set org.gnome.desktop.interface toolkit-accessibility true, or set the org.a11y.Status IsEnabled property to true on the session bus",
+                ),
+                Err(e) => check("accessibility_enabled", None, format!("cannot read org.a11y.Status.IsEnabled: {}", e.message), "start at-spi-bus-launcher for this session"),
+            }
+        }
+        Err(e) => check("accessibility_enabled", None, format!("no session bus: {}", e.message), "run inside a D-Bus session"),
+    };
+    checks.push(enabled);
+
+    // X display and extensions.
+    let x = ctx.with_x(|x| {
+        let (w, h) = x.screen_size();
+        let vendor = String::from_utf8_lossy(&x11rb::connection::Connection::setup(&x.conn).vendor).to_string();
+        let shm_probe = if x.ext.shm.is_some() {
+            // A real attach, not just the extension's presence (a remote server cannot share memory).
+            let probe = capture::capture_root_probe(x);
+            Some(probe)
+        } else {
+            None
+        };
+        Ok((w, h, vendor, x.ext, shm_probe))
+    });
+    let display = std::env::var("DISPLAY").unwrap_or_default();
+    match x {
+        Err(e) => {
+            checks.push(check("x_display", Some(false), format!("DISPLAY={display:?}: {}", e.message), "set DISPLAY to a running X server (Xorg or Xvfb) this user may connect to"));
+            for id in ["xtest", "composite", "mit_shm"] {
+                checks.push(check(id, None, "no X display".into(), "fix x_display first"));
+            }
+        }
+        Ok((w, h, vendor, ext, shm_probe)) => {
+            checks.push(check("x_display", Some(true), format!("DISPLAY={display} ({vendor}, {w}x{h})"), ""));
+            checks.push(match ext.xtest {
+                Some((a, b)) => check("xtest", Some(true), format!("XTEST {a}.{b}"), ""),
+                None => check("xtest", Some(false), "the X server has no XTEST extension: no foreground input".into(), "enable the XTEST extension (Xvfb: +extension XTEST)"),
+            });
+            checks.push(match ext.composite {
+                Some((a, b)) => check("composite", Some(true), format!("Composite {a}.{b}: covered windows can be captured"), ""),
+                None => check("composite", Some(false), "no Composite extension: screenshots of covered windows show what covers them".into(), "enable Composite (Xvfb: +extension Composite)"),
+            });
+            checks.push(match (ext.shm, shm_probe) {
+                (Some((a, b)), Some(Ok(()))) => check("mit_shm", Some(true), format!("MIT-SHM {a}.{b}: shared-memory capture works"), ""),
+                (Some((a, b)), Some(Err(e))) => check("mit_shm", Some(false), format!("MIT-SHM {a}.{b} present but attaching failed: {}", e.message), "run on the same host as the X server; screenshots fall back to GetImage (slower)"),
+                _ => check("mit_shm", Some(false), "no MIT-SHM: screenshots use GetImage over the socket (slower)".into(), "enable MIT-SHM (Xvfb: +extension MIT-SHM)"),
+            });
+        }
+    }
+    Ok(PermissionsResult { checks })
+}
+
+pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListAppsResult> {
+    // X side: windows per pid.
+    let mut windows_per_pid: HashMap<u32, u32> = HashMap::new();
+    let x_ok = ctx.with_x(|x| {
+        let ids = windows::stacking_ids(x)?;
+        for w in windows::describe(x, &ids)? {
+            if let Some(p) = w.pid {
+                *windows_per_pid.entry(p).or_default() += 1;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = &x_ok {
+        eprintln!("deckhand-helper-linux: list_apps without X windows: {}", e.message);
+    }
+    // AT-SPI side.
+    let mut accessible: HashMap<u32, String> = HashMap::new();
+    let a11y_res = match ctx.a11y().await {
+        Ok(a) => apps::list(&a, true).await,
+        Err(e) => Err(e),
+    };
+    match a11y_res {
+        Ok(list) => {
+            for e in list {
+                if let Some(p) = e.pid {
+                    accessible.entry(p).or_insert(e.name);
+                }
+            }
+        }
+        Err(e) => eprintln!("deckhand-helper-linux: list_apps without AT-SPI: {}", e.message),
+    }
+    if let Err(e) = x_ok {
+        if accessible.is_empty() {
+            return Err(e);
+        }
+    }
+    let me = std::process::id();
+    let mut pids: Vec<u32> = windows_per_pid.keys().chain(accessible.keys()).copied().collect();
+    pids.sort_unstable();
+    pids.dedup();
+    let mut out = Vec::new();
+    for pid in pids {
+        if pid == me || !procfs::alive(pid) {
+            continue;
+        }
+        let comm = procfs::comm(pid);
+        if comm.as_deref().is_some_and(|c| c.starts_with("at-spi2-registr") || c.starts_with("at-spi-bus-laun")) {
+            continue;
+        }
+        let executable = procfs::executable(pid);
+        let acc_name = accessible.get(&pid).cloned().filter(|n| !n.is_empty());
+        let exe_base = executable.as_ref().and_then(|e| std::path::Path::new(e).file_name().map(|f| f.to_string_lossy().into_owned()));
+        let name = acc_name.or(exe_base).or(comm).unwrap_or_else(|| format!("pid {pid}"));
+        out.push(WireApp {
+            pid,
+            name,
+            executable,
+            desktop_id: procfs::desktop_id(pid),
+            accessible: accessible.contains_key(&pid),
+            start_time: procfs::start_time(pid),
+            window_count: windows_per_pid.get(&pid).copied().unwrap_or(0),
+        });
+    }
+    out.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.pid.cmp(&b.pid)));
+    Ok(ListAppsResult { apps: out })
+}
+
+pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsResult> {
+    ctx.with_x(|x| Ok(ListWindowsResult { windows: windows::list_windows(x, a.pid)? }))
+}
+
+/// The X facts of a window that must belong to `pid`.
+fn target_window(ctx: &Ctx, pid: u32, window_id: u32) -> Result<windows::WinInfo> {
+    if window_id == 0 {
+        return Err(Error::invalid("window_id 0 is the root window, which has no accessibility tree"));
+    }
+    let w = ctx.with_x(|x| windows::window_info(x, window_id))?;
+    if let Some(p) = w.pid {
+        if p != pid {
+            return Err(Error::new(Code::WindowNotFound, format!("window {window_id} belongs to pid {p}, not {pid}"))
+                .with("window_pid", p)
+                .with("pid", pid));
+        }
+    }
+    Ok(w)
+}
+
+pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
+    let w = target_window(ctx, args.pid, args.window_id)?;
+    let a = ctx.a11y().await?;
+    let bus = apps::find_by_pid(&a, args.pid).await?;
+    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes };
+    let t = tree::read_tree(&a, &bus, &w.title, w.bounds, &lim).await?;
+    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into() })
+}
+
+/// Secure-field rectangles of one window (empty when its app is not on the
+/// accessibility bus: nothing there can be known).
+async fn secure_rects_for(a: &A11y, pid: u32, title: &str, bounds: Rect) -> Result<Vec<Rect>> {
+    let bus = match apps::find_by_pid(a, pid).await {
+        Ok(b) => b,
+        Err(e) if e.code == Code::AppNotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    match tree::secure_bounds(a, &bus, title, bounds).await {
+        Ok(r) => Ok(r),
+        Err(e) if e.code == Code::WindowNotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> Result<ScreenshotResult> {
+    let t0 = Instant::now();
+    if !std::path::Path::new(&args.path).is_absolute() {
+        return Err(Error::invalid("path must be absolute"));
+    }
+    // Which windows' secure fields must be blacked out.
+    let targets: Vec<windows::WinInfo> = if !args.redact_secure {
+        Vec::new()
+    } else if args.window_id == 0 {
+        ctx.with_x(|x| {
+            let ids = windows::stacking_ids(x)?;
+            Ok(windows::describe(x, &ids)?.into_iter().filter(|w| !w.minimized && w.pid.is_some()).collect())
+        })?
+    } else {
+        vec![ctx.with_x(|x| windows::window_info(x, args.window_id))?]
+    };
+    let a11y = if targets.iter().any(|w| w.pid.is_some()) { Some(ctx.a11y().await) } else { None };
+    let secure = async {
+        let mut rects = Vec::new();
+        if let Some(a) = &a11y {
+            let a = a.as_ref().map_err(|e| e.clone().recode(Code::ScreenshotFailed))?;
+            let futs = targets.iter().filter_map(|w| w.pid.map(|p| secure_rects_for(a, p, &w.title, w.bounds)));
+            for r in futures_util::future::join_all(futs).await {
+                rects.extend(r.map_err(|e| {
+                    let m = format!("cannot find the secure fields to redact: {}", e.message);
+                    Error::new(if e.code == Code::Timeout { Code::Timeout } else { Code::ScreenshotFailed }, m)
+                })?);
+            }
+        }
+        Ok::<_, Error>(rects)
+    };
+    // Ask AT-SPI and capture at the same time: the capture is synchronous X
+    // work, the secure-field query is in flight meanwhile.
+    let capture = async {
+        ctx.with_x(|x| if args.window_id == 0 { capture::capture_root(x) } else { capture::capture_window(x, args.window_id, deadline) })
+    };
+    let (secure, img) = tokio::join!(secure, capture);
+    let mut img = img?;
+    let secure = secure?;
+    let t_cap = t0.elapsed();
+    let mut rects = args.redact.clone();
+    let n_secure = secure.len();
+    rects.extend(secure);
+    let redacted = capture::redact(&mut img.rgb, img.width, img.height, img.origin, &rects);
+    capture::write_png(&args.path, &img.rgb, img.width, img.height)?;
+    eprintln!(
+        "deckhand-helper-linux: screenshot {}x{} via {} (capture {:.1} ms, total {:.1} ms, {} secure fields, {redacted} rects redacted)",
+        img.width,
+        img.height,
+        img.method,
+        t_cap.as_secs_f64() * 1e3,
+        t0.elapsed().as_secs_f64() * 1e3,
+        n_secure
+    );
+    Ok(ScreenshotResult {
+        path: args.path,
+        width: img.width,
+        height: img.height,
+        origin: Point { x: img.origin.0, y: img.origin.1 },
+        scale: 1.0,
+        method: img.method,
+        redacted,
+    })
+}
+
+pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
+    let Some(w) = ctx.with_x(|x| windows::window_at(x, args.x, args.y))? else {
+        return Ok(HitTestResult { pid: None, window_id: None, node: None });
+    };
+    let node = match w.pid {
+        None => None,
+        Some(pid) => {
+            let r: Result<Option<WireNode>> = async {
+                let a = ctx.a11y().await?;
+                let bus = apps::find_by_pid(&a, pid).await?;
+                let cands = tree::frame_candidates(&a, &bus, None).await?;
+                let frame = tree::match_frame(&a, &bus, &cands, &w.title, w.bounds).await?;
+                atspi::actions::accessible_at(&a, &bus, &frame, args.x, args.y).await
+            }
+            .await;
+            match r {
+                Ok(n) => n,
+                Err(e) if matches!(e.code, Code::AppNotFound | Code::WindowNotFound | Code::ElementUnresolvable) => None,
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    Ok(HitTestResult { pid: w.pid, window_id: Some(w.id), node })
+}

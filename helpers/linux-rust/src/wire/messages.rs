@@ -1,0 +1,631 @@
+//! Typed frames and op payloads, mirroring src/wire/messages.ts (the contract).
+//! Field names are exact (snake_case). Optional wire fields (`.optional()` in
+//! the contract) are skipped when absent; nullable ones are written as nil.
+
+use crate::error::{Detail, Error};
+use serde::{Deserialize, Serialize, Serializer};
+use std::collections::BTreeMap;
+
+pub const PROTOCOL: [u32; 2] = [1, 0];
+
+pub const CAPABILITY_KEYS: &[&str] = &[
+    "permissions",
+    "list_apps",
+    "list_windows",
+    "get_tree",
+    "get_tree.cache_bulk",
+    "screenshot",
+    "screenshot.occluded",
+    "screenshot.redact_secure",
+    "hit_test",
+    "action.click",
+    "action.set_value",
+    "action.type_text",
+    "action.select_text",
+    "action.focus",
+    "action.scroll_into_view",
+    "action.secondary",
+    "input.pointer",
+    "input.keyboard",
+    "watch_user_input",
+];
+
+// ------------------------------------------------------------------ frames
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Capability {
+    pub supported: bool,
+    /// "live" | "vectors" | "unverified"
+    pub verified: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct HelperInfo {
+    pub name: String,
+    pub version: String,
+    pub platform: String,
+    pub backend: String,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub max_frame_bytes: u64,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Hello {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub protocol: [u32; 2],
+    pub helper: HelperInfo,
+    pub capabilities: BTreeMap<String, Capability>,
+    pub limits: Limits,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    NotDispatched,
+    Submitted,
+    Partial,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    Accessibility,
+    Synthetic,
+    ForegroundInput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cleanup {
+    pub keys_released: bool,
+    pub buttons_released: bool,
+    pub pointer_restored: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    pub delivery: Delivery,
+    pub route: Route,
+    pub cleanup: Cleanup,
+}
+
+impl Receipt {
+    /// A receipt for an accessibility action: nothing held, pointer untouched.
+    pub fn accessibility(delivery: Delivery) -> Self {
+        Receipt {
+            delivery,
+            route: Route::Accessibility,
+            cleanup: Cleanup { keys_released: true, buttons_released: true, pointer_restored: None },
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Detail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Any {
+            B(bool),
+            I(i64),
+            F(f64),
+            S(String),
+        }
+        Ok(match Any::deserialize(d)? {
+            Any::B(b) => Detail::Bool(b),
+            Any::I(i) => Detail::Int(i),
+            Any::F(f) => Detail::Int(f as i64),
+            Any::S(s) => Detail::Str(s),
+        })
+    }
+}
+
+impl Serialize for Detail {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Detail::Str(v) => s.serialize_str(v),
+            Detail::Int(v) => s.serialize_i64(*v),
+            Detail::Bool(v) => s.serialize_bool(*v),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WireError {
+    pub code: String,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<BTreeMap<String, Detail>>,
+}
+
+impl From<&Error> for WireError {
+    fn from(e: &Error) -> Self {
+        WireError {
+            code: e.code.as_str().to_string(),
+            message: e.message.clone(),
+            details: if e.details.is_empty() { None } else { Some(e.details.iter().cloned().collect()) },
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Response {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: u64,
+    pub ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<rmpv::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<WireError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Receipt>,
+}
+
+impl Response {
+    pub fn ok(id: u64, result: rmpv::Value, receipt: Option<Receipt>) -> Self {
+        Response { kind: "response".into(), id, ok: true, result: Some(result), error: None, receipt }
+    }
+    pub fn err(id: u64, e: &Error, receipt: Option<Receipt>) -> Self {
+        Response { kind: "response".into(), id, ok: false, result: None, error: Some(WireError::from(e)), receipt }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// "target_closed" | "capture_revoked" | "user_input" | "permission_changed"
+    pub event: String,
+    pub data: rmpv::Value,
+}
+
+/// A frame the orchestrator may send us.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Request { id: u64, op: String, deadline_ms: u64, args: rmpv::Value },
+    Cancel { id: u64 },
+}
+
+fn field<'a>(map: &'a [(rmpv::Value, rmpv::Value)], key: &str) -> Option<&'a rmpv::Value> {
+    map.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+}
+
+/// Interpret a decoded frame body. An Err is a protocol breach (malformed frame).
+pub fn parse_incoming(v: &rmpv::Value) -> Result<Incoming, String> {
+    let map = v.as_map().ok_or("frame is not a map")?;
+    let kind = field(map, "type").and_then(|t| t.as_str()).ok_or("frame has no string `type`")?;
+    let id = || field(map, "id").and_then(|i| i.as_u64()).ok_or(format!("{kind} frame without a uint `id`"));
+    match kind {
+        "request" => {
+            let id = id()?;
+            let op = field(map, "op").and_then(|o| o.as_str()).ok_or("request without a string `op`")?;
+            let deadline_ms = field(map, "deadline_ms")
+                .and_then(|d| d.as_u64())
+                .ok_or("request without a uint `deadline_ms`")?;
+            let args = field(map, "args").cloned().ok_or("request without `args`")?;
+            if !args.is_map() {
+                return Err("request `args` is not a map".into());
+            }
+            for (k, _) in map {
+                match k.as_str() {
+                    Some("type" | "id" | "op" | "deadline_ms" | "args") => {}
+                    other => return Err(format!("request has an unknown field {other:?}")),
+                }
+            }
+            Ok(Incoming::Request { id, op: op.to_string(), deadline_ms, args })
+        }
+        "cancel" => Ok(Incoming::Cancel { id: id()? }),
+        other => Err(format!("unexpected frame type {other:?} from the orchestrator")),
+    }
+}
+
+// ------------------------------------------------------------------ payloads
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Rect {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Rect {
+    pub fn new(x: i32, y: i32, width: u32, height: u32) -> Self {
+        Rect { x, y, width, height }
+    }
+    pub fn contains(&self, px: i32, py: i32) -> bool {
+        let (x0, y0) = (self.x as i64, self.y as i64);
+        let (px, py) = (px as i64, py as i64);
+        px >= x0 && py >= y0 && px < x0 + self.width as i64 && py < y0 + self.height as i64
+    }
+    /// Intersection with another rect, None if empty.
+    pub fn intersect(&self, o: &Rect) -> Option<Rect> {
+        let x0 = (self.x as i64).max(o.x as i64);
+        let y0 = (self.y as i64).max(o.y as i64);
+        let x1 = (self.x as i64 + self.width as i64).min(o.x as i64 + o.width as i64);
+        let y1 = (self.y as i64 + self.height as i64).min(o.y as i64 + o.height as i64);
+        if x1 <= x0 || y1 <= y0 {
+            return None;
+        }
+        Some(Rect { x: x0 as i32, y: y0 as i32, width: (x1 - x0) as u32, height: (y1 - y0) as u32 })
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionCheck {
+    pub id: String,
+    /// "granted" | "denied" | "unknown"
+    pub status: String,
+    pub detail: String,
+    pub remediation: String,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WireApp {
+    pub pid: u32,
+    pub name: String,
+    pub executable: Option<String>,
+    pub desktop_id: Option<String>,
+    pub accessible: bool,
+    pub start_time: Option<u64>,
+    pub window_count: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WireWindow {
+    pub window_id: u32,
+    pub z_index: u32,
+    pub title: String,
+    pub bounds: Rect,
+    pub minimized: bool,
+    pub pid: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WireNode {
+    pub path: Vec<u32>,
+    pub role: String,
+    pub name: String,
+    pub description: String,
+    pub value: Option<String>,
+    pub states: Vec<String>,
+    pub bounds: Option<Rect>,
+    pub actions: Vec<String>,
+    pub identifier: String,
+    pub secure: bool,
+    pub child_count: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WireLocator {
+    pub path: Vec<u32>,
+    pub role: String,
+    pub name: String,
+    pub identifier: String,
+}
+
+// ---- op args
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ListWindowsArgs {
+    pub pid: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GetTreeArgs {
+    pub pid: u32,
+    pub window_id: u32,
+    pub max_depth: u32,
+    pub max_children: u32,
+    pub max_nodes: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotArgs {
+    pub window_id: u32,
+    pub path: String,
+    pub redact_secure: bool,
+    pub redact: Vec<Rect>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct HitTestArgs {
+    pub x: i32,
+    pub y: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ElementActionName {
+    Click,
+    SetValue,
+    TypeText,
+    SelectText,
+    Focus,
+    ScrollIntoView,
+    Secondary,
+}
+
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ElementActionArgs {
+    pub pid: u32,
+    pub window_id: u32,
+    pub locator: WireLocator,
+    pub action: ElementActionName,
+    pub text: Option<String>,
+    pub start: Option<u32>,
+    pub end: Option<u32>,
+    pub action_name: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Button {
+    Left,
+    Right,
+    Middle,
+    Back,
+    Forward,
+}
+
+impl Button {
+    /// The X core button number.
+    pub fn x_button(self) -> u8 {
+        match self {
+            Button::Left => 1,
+            Button::Middle => 2,
+            Button::Right => 3,
+            Button::Back => 8,
+            Button::Forward => 9,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum InputStep {
+    Move { x: i32, y: i32 },
+    Button { button: Button, down: bool },
+    Click { x: i32, y: i32, button: Button, count: u8, modifiers: Vec<String> },
+    Key { key: String, down: bool },
+    Tap { keys: Vec<String>, repeat: u32 },
+    Type { text: String },
+    Scroll { x: Option<i32>, y: Option<i32>, dx: i32, dy: i32 },
+    Wait { ms: u32 },
+}
+
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct InputArgs {
+    pub steps: Vec<InputStep>,
+    pub restore_pointer: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WatchArgs {
+    pub enabled: bool,
+}
+
+// ---- op results
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionsResult {
+    pub checks: Vec<PermissionCheck>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ListAppsResult {
+    pub apps: Vec<WireApp>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ListWindowsResult {
+    pub windows: Vec<WireWindow>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct GetTreeResult {
+    pub nodes: Vec<WireNode>,
+    pub truncated: bool,
+    /// "cache" | "walk"
+    pub source: String,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Point {
+    pub x: i32,
+    pub y: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenshotResult {
+    pub path: String,
+    pub width: u32,
+    pub height: u32,
+    pub origin: Point,
+    pub scale: f64,
+    pub method: String,
+    pub redacted: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct HitTestResult {
+    pub pid: Option<u32>,
+    pub window_id: Option<u32>,
+    pub node: Option<WireNode>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ElementActionResult {
+    pub performed: bool,
+    pub verified: Option<bool>,
+    pub verification: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct InputResult {
+    pub steps_completed: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WatchResult {
+    pub watching: bool,
+}
+
+/// Decode op args (a msgpack map) into a typed struct; errors are INVALID_ARGUMENTS.
+pub fn decode_args<T: serde::de::DeserializeOwned>(args: &rmpv::Value) -> Result<T, Error> {
+    // Through bytes: rmp-serde maps strings to unit enum variants, rmpv's
+    // value deserializer does not.
+    let mut bytes = Vec::new();
+    rmpv::encode::write_value(&mut bytes, args).map_err(|e| Error::invalid(format!("bad arguments: {e}")))?;
+    rmp_serde::from_slice(&bytes).map_err(|e| Error::invalid(format!("bad arguments: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::codec::{decode_body, encode_body, to_value};
+    use rmpv::Value;
+
+    fn map(entries: Vec<(&str, Value)>) -> Value {
+        Value::Map(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect())
+    }
+
+    #[test]
+    fn request_parses_and_args_decode() {
+        let req = map(vec![
+            ("type", "request".into()),
+            ("id", 7.into()),
+            ("op", "list_windows".into()),
+            ("deadline_ms", 1000.into()),
+            ("args", map(vec![("pid", Value::Nil)])),
+        ]);
+        let mut bytes = Vec::new();
+        rmpv::encode::write_value(&mut bytes, &req).unwrap();
+        let v = decode_body(&bytes).unwrap();
+        match parse_incoming(&v).unwrap() {
+            Incoming::Request { id, op, deadline_ms, args } => {
+                assert_eq!((id, op.as_str(), deadline_ms), (7, "list_windows", 1000));
+                let a: ListWindowsArgs = decode_args(&args).unwrap();
+                assert_eq!(a.pid, None);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn cancel_and_bad_frames() {
+        let c = map(vec![("type", "cancel".into()), ("id", 3.into())]);
+        assert_eq!(parse_incoming(&c).unwrap(), Incoming::Cancel { id: 3 });
+        assert!(parse_incoming(&map(vec![("type", "hello".into())])).is_err());
+        assert!(parse_incoming(&map(vec![("id", 1.into())])).is_err());
+        let no_args = map(vec![("type", "request".into()), ("id", 1.into()), ("op", "x".into()), ("deadline_ms", 1.into())]);
+        assert!(parse_incoming(&no_args).is_err());
+    }
+
+    #[test]
+    fn unknown_arg_fields_are_invalid() {
+        let a = map(vec![("pid", 1.into()), ("bogus", true.into())]);
+        let e = decode_args::<ListWindowsArgs>(&a).unwrap_err();
+        assert_eq!(e.code, crate::error::Code::InvalidArguments);
+        let wrong_type = map(vec![("x", "1".into()), ("y", 2.into())]);
+        assert!(decode_args::<HitTestArgs>(&wrong_type).is_err());
+    }
+
+    #[test]
+    fn input_steps_decode_by_kind() {
+        let steps = Value::Array(vec![
+            map(vec![("kind", "move".into()), ("x", 1.into()), ("y", (-2).into())]),
+            map(vec![
+                ("kind", "click".into()),
+                ("x", 1.into()),
+                ("y", 2.into()),
+                ("button", "right".into()),
+                ("count", 2.into()),
+                ("modifiers", Value::Array(vec!["ctrl".into()])),
+            ]),
+            map(vec![("kind", "scroll".into()), ("x", Value::Nil), ("y", Value::Nil), ("dx", 0.into()), ("dy", 3.into())]),
+            map(vec![("kind", "tap".into()), ("keys", Value::Array(vec!["ctrl".into(), "a".into()])), ("repeat", 1.into())]),
+        ]);
+        let a: InputArgs = decode_args(&map(vec![("steps", steps), ("restore_pointer", true.into())])).unwrap();
+        assert_eq!(a.steps[0], InputStep::Move { x: 1, y: -2 });
+        assert!(matches!(a.steps[1], InputStep::Click { button: Button::Right, count: 2, .. }));
+        assert_eq!(a.steps[2], InputStep::Scroll { x: None, y: None, dx: 0, dy: 3 });
+        let bad = Value::Array(vec![map(vec![("kind", "move".into()), ("x", 1.into()), ("y", 2.into()), ("z", 3.into())])]);
+        assert!(decode_args::<InputArgs>(&map(vec![("steps", bad), ("restore_pointer", true.into())])).is_err());
+        let unknown = Value::Array(vec![map(vec![("kind", "teleport".into())])]);
+        assert!(decode_args::<InputArgs>(&map(vec![("steps", unknown), ("restore_pointer", true.into())])).is_err());
+    }
+
+    #[test]
+    fn response_shapes() {
+        let ok = to_value(&Response::ok(1, to_value(&WatchResult { watching: true }), None));
+        let m = ok.as_map().unwrap();
+        let keys: Vec<_> = m.iter().map(|(k, _)| k.as_str().unwrap()).collect();
+        assert_eq!(keys, ["type", "id", "ok", "result"], "absent optional fields are skipped, not nil");
+        let e = Error::new(crate::error::Code::ElementUnresolvable, "gone").with("reason", "role");
+        let err = to_value(&Response::err(2, &e, Some(Receipt::accessibility(Delivery::NotDispatched))));
+        let m = err.as_map().unwrap();
+        let get = |k: &str| m.iter().find(|(kk, _)| kk.as_str() == Some(k)).map(|(_, v)| v.clone()).unwrap();
+        assert_eq!(get("ok"), Value::Boolean(false));
+        let receipt = get("receipt");
+        let r = receipt.as_map().unwrap();
+        assert_eq!(r[0].1.as_str(), Some("not_dispatched"));
+        assert_eq!(r[1].1.as_str(), Some("accessibility"));
+        let cleanup = r[2].1.as_map().unwrap();
+        assert_eq!(cleanup[2], (Value::from("pointer_restored"), Value::Nil));
+        let error = get("error");
+        assert_eq!(error.as_map().unwrap()[0].1.as_str(), Some("ELEMENT_UNRESOLVABLE"));
+        let _ = encode_body(&err);
+    }
+
+    #[test]
+    fn rect_math() {
+        let a = Rect::new(0, 0, 10, 10);
+        assert_eq!(a.intersect(&Rect::new(5, 5, 10, 10)), Some(Rect::new(5, 5, 5, 5)));
+        assert_eq!(a.intersect(&Rect::new(10, 0, 5, 5)), None);
+        assert_eq!(a.intersect(&Rect::new(-5, -5, 7, 7)), Some(Rect::new(0, 0, 2, 2)));
+        assert!(a.contains(0, 0) && a.contains(9, 9) && !a.contains(10, 9));
+    }
+}

@@ -1,0 +1,5 @@
+pub mod codec;
+pub mod messages;
+
+#[cfg(test)]
+mod vectors_test;

@@ -1,0 +1,138 @@
+//! The golden vectors of helpers/protocol/vectors (generated from
+//! src/wire/vectors.ts): every vector's bytes decode to its meaning, and
+//! decoding into this helper's typed structs and re-encoding gives the same
+//! message back (modulo map key order and integer widths).
+
+use super::codec::{decode_body, encode_body, read_frame, to_value};
+use super::messages::*;
+use rmpv::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::path::PathBuf;
+
+fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../protocol/vectors")
+}
+
+/// Semantic equality: maps compare as sets of entries, numbers by value.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| y.iter().any(|(k2, v2)| k.as_str() == k2.as_str() && k.as_str().is_some() && same(v, v2)))
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Value::Integer(_) | Value::F32(_) | Value::F64(_), Value::Integer(_) | Value::F32(_) | Value::F64(_)) => {
+            match (a.as_i64(), b.as_i64(), a.as_u64(), b.as_u64()) {
+                (Some(p), Some(q), _, _) => p == q,
+                (_, _, Some(p), Some(q)) => p == q,
+                _ => a.as_f64().zip(b.as_f64()).map(|(p, q)| p == q).unwrap_or(false),
+            }
+        }
+        _ => a == b,
+    }
+}
+
+fn roundtrip<T: DeserializeOwned + Serialize>(v: &Value, what: &str) -> Value {
+    let mut bytes = Vec::new();
+    rmpv::encode::write_value(&mut bytes, v).unwrap();
+    let typed: T = rmp_serde::from_slice(&bytes).unwrap_or_else(|e| panic!("{what}: typed decode failed: {e}"));
+    to_value(&typed)
+}
+
+fn get<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+}
+
+fn args_roundtrip(op: &str, args: &Value) -> Value {
+    match op {
+        "permissions" | "list_apps" => roundtrip::<NoArgs>(args, op),
+        "list_windows" => roundtrip::<ListWindowsArgs>(args, op),
+        "get_tree" => roundtrip::<GetTreeArgs>(args, op),
+        "screenshot" => roundtrip::<ScreenshotArgs>(args, op),
+        "hit_test" => roundtrip::<HitTestArgs>(args, op),
+        "element_action" => roundtrip::<ElementActionArgs>(args, op),
+        "input" => roundtrip::<InputArgs>(args, op),
+        "watch_user_input" => roundtrip::<WatchArgs>(args, op),
+        other => panic!("vector for unknown op {other}"),
+    }
+}
+
+fn result_roundtrip(op: &str, r: &Value) -> Value {
+    match op {
+        "permissions" => roundtrip::<PermissionsResult>(r, op),
+        "list_apps" => roundtrip::<ListAppsResult>(r, op),
+        "list_windows" => roundtrip::<ListWindowsResult>(r, op),
+        "get_tree" => roundtrip::<GetTreeResult>(r, op),
+        "screenshot" => roundtrip::<ScreenshotResult>(r, op),
+        "hit_test" => roundtrip::<HitTestResult>(r, op),
+        "element_action" => roundtrip::<ElementActionResult>(r, op),
+        "input" => roundtrip::<InputResult>(r, op),
+        "watch_user_input" => roundtrip::<WatchResult>(r, op),
+        other => panic!("vector for unknown op {other}"),
+    }
+}
+
+#[test]
+fn golden_vectors_decode_and_reencode() {
+    let dir = vectors_dir();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("SKIPPED: no golden vectors at {} (generate them with the orchestrator's gen-protocol script)", dir.display());
+        return;
+    };
+    let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    names.sort();
+    assert!(!names.is_empty(), "vectors folder is empty");
+    let mut checked = 0;
+    for json_path in names {
+        let name = json_path.file_name().unwrap().to_string_lossy().to_string();
+        let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+        let bin = std::fs::read(json_path.with_extension("bin")).unwrap_or_else(|e| panic!("{name}: no .bin: {e}"));
+        if let Some(hex) = meta.get("frame_hex").and_then(|h| h.as_str()) {
+            let from_hex: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+            assert_eq!(from_hex, bin, "{name}: .bin and frame_hex differ");
+        }
+        // The bytes decode to the vector's meaning.
+        let mut r = &bin[..];
+        let body = read_frame(&mut r).unwrap().unwrap_or_else(|| panic!("{name}: empty"));
+        assert!(r.is_empty(), "{name}: trailing bytes after the frame");
+        let v = decode_body(&body).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let meaning: Value = rmpv::decode::read_value(&mut &rmp_serde::to_vec_named(&meta["message"]).unwrap()[..]).unwrap();
+        assert!(same(&v, &meaning), "{name}: bytes decode to {v} but the vector says {meaning}");
+        // Through our typed structs and back.
+        let kind = get(&v, "type").and_then(|t| t.as_str()).unwrap().to_string();
+        let op = meta.get("op").and_then(|o| o.as_str()).map(str::to_string);
+        let again = match kind.as_str() {
+            "hello" => roundtrip::<Hello>(&v, &name),
+            "event" => roundtrip::<Event>(&v, &name),
+            "cancel" => {
+                assert!(matches!(parse_incoming(&v), Ok(Incoming::Cancel { .. })), "{name}");
+                v.clone()
+            }
+            "request" => {
+                let Ok(Incoming::Request { id, op: rop, deadline_ms, args }) = parse_incoming(&v) else { panic!("{name}: not a request") };
+                let args = args_roundtrip(&rop, &args);
+                Value::Map(vec![
+                    ("type".into(), "request".into()),
+                    ("id".into(), id.into()),
+                    ("op".into(), rop.as_str().into()),
+                    ("deadline_ms".into(), deadline_ms.into()),
+                    ("args".into(), args),
+                ])
+            }
+            "response" => {
+                let mut resp: Response = rmp_serde::from_slice(&body).unwrap_or_else(|e| panic!("{name}: {e}"));
+                if let (Some(op), Some(result)) = (&op, &resp.result) {
+                    resp.result = Some(result_roundtrip(op, result));
+                }
+                to_value(&resp)
+            }
+            other => panic!("{name}: unknown frame type {other}"),
+        };
+        assert!(same(&again, &v), "{name}: re-encoded as {again} but was {v}");
+        // And our own encoding of it is a valid frame body.
+        let _ = decode_body(&encode_body(&again)).unwrap();
+        checked += 1;
+    }
+    eprintln!("checked {checked} golden vectors");
+}

@@ -1,0 +1,392 @@
+//! Window capture: Composite (the window's own pixels even when covered),
+//! read through MIT-SHM when the server offers it, else plain GetImage.
+//! Pixels come back as packed RGB.
+
+use super::{Shm, X};
+use crate::error::{Code, Error, Result};
+use crate::wire::messages::Rect;
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::composite::{ConnectionExt as _, Redirect};
+use x11rb::protocol::shm::ConnectionExt as _;
+use x11rb::protocol::xproto::{ConnectionExt as _, ImageFormat, ImageOrder};
+
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    /// Screen position of pixel (0,0).
+    pub origin: (i32, i32),
+    /// Packed RGB, width*height*3 bytes.
+    pub rgb: Vec<u8>,
+    pub method: String,
+}
+
+fn failed(msg: impl Into<String>) -> Error {
+    Error::new(Code::ScreenshotFailed, msg)
+}
+
+pub fn free_shm(x: &X, seg: Shm) {
+    let _ = x.conn.shm_detach(seg.seg);
+    let _ = x.conn.flush();
+    unsafe {
+        libc::shmdt(seg.addr as *const libc::c_void);
+    }
+}
+
+/// Make sure a shared segment of at least `size` bytes is attached.
+fn ensure_shm(x: &mut X, size: usize) -> Result<()> {
+    if let Some(s) = &x.shm_seg {
+        if s.size >= size {
+            return Ok(());
+        }
+    }
+    if let Some(old) = x.shm_seg.take() {
+        free_shm(x, old);
+    }
+    // Round up to 4 MiB to avoid reallocating for every slightly bigger window.
+    let size = size.div_ceil(4 << 20) * (4 << 20);
+    let shmid = unsafe { libc::shmget(libc::IPC_PRIVATE, size, libc::IPC_CREAT | 0o600) };
+    if shmid < 0 {
+        return Err(failed(format!("shmget: {}", std::io::Error::last_os_error())));
+    }
+    let addr = unsafe { libc::shmat(shmid, std::ptr::null(), 0) };
+    if addr as isize == -1 {
+        unsafe { libc::shmctl(shmid, libc::IPC_RMID, std::ptr::null_mut()) };
+        return Err(failed(format!("shmat: {}", std::io::Error::last_os_error())));
+    }
+    let seg = x.conn.generate_id()?;
+    let attached = x.conn.shm_attach(seg, shmid as u32, false).map(|c| c.check());
+    // The segment disappears once both sides detach.
+    unsafe { libc::shmctl(shmid, libc::IPC_RMID, std::ptr::null_mut()) };
+    match attached {
+        Ok(Ok(())) => {
+            x.shm_seg = Some(Shm { addr: addr as *mut u8, size, seg });
+            Ok(())
+        }
+        other => {
+            unsafe { libc::shmdt(addr) };
+            Err(failed(format!("MIT-SHM attach refused: {other:?}")))
+        }
+    }
+}
+
+/// Read a ZPixmap rectangle of a drawable into raw bytes (4 bytes per pixel).
+fn read_raw(x: &mut X, drawable: u32, r: (i16, i16, u16, u16)) -> Result<(Vec<u8>, &'static str)> {
+    let (px, py, w, h) = r;
+    let need = w as usize * h as usize * 4;
+    if x.ext.shm.is_some() && !x.shm_broken {
+        match ensure_shm(x, need) {
+            Ok(()) => {
+                let seg = x.shm_seg.as_ref().unwrap();
+                let (sid, addr) = (seg.seg, seg.addr);
+                let reply = x
+                    .conn
+                    .shm_get_image(drawable, px, py, w, h, !0, ImageFormat::Z_PIXMAP.into(), sid, 0)?
+                    .reply()
+                    .map_err(|e| failed(format!("shm GetImage: {e}")))?;
+                let size = (reply.size as usize).min(need);
+                let data = unsafe { std::slice::from_raw_parts(addr, size) }.to_vec();
+                return Ok((data, "shm"));
+            }
+            Err(e) => {
+                eprintln!("deckhand-helper-linux: MIT-SHM unavailable, using GetImage: {}", e.message);
+                x.shm_broken = true;
+            }
+        }
+    }
+    let reply = x
+        .conn
+        .get_image(ImageFormat::Z_PIXMAP, drawable, px, py, w, h, !0)?
+        .reply()
+        .map_err(|e| failed(format!("GetImage: {e}")))?;
+    Ok((reply.data, "getimage"))
+}
+
+/// Convert 32-bit-per-pixel ZPixmap data to packed RGB.
+pub fn bgrx_to_rgb(raw: &[u8], width: u32, height: u32, lsb_first: bool) -> Vec<u8> {
+    let n = width as usize * height as usize;
+    let mut out = vec![0u8; n * 3];
+    for (i, px) in raw.chunks_exact(4).take(n).enumerate() {
+        let o = i * 3;
+        if lsb_first {
+            out[o] = px[2];
+            out[o + 1] = px[1];
+            out[o + 2] = px[0];
+        } else {
+            out[o] = px[1];
+            out[o + 1] = px[2];
+            out[o + 2] = px[3];
+        }
+    }
+    out
+}
+
+fn bpp_for_depth(x: &X, depth: u8) -> Option<u8> {
+    x.conn.setup().pixmap_formats.iter().find(|f| f.depth == depth).map(|f| f.bits_per_pixel)
+}
+
+/// Check that shared-memory capture really works (attach + a 1x1 read).
+pub fn capture_root_probe(x: &mut X) -> Result<()> {
+    if x.shm_broken {
+        return Err(failed("MIT-SHM failed earlier on this connection"));
+    }
+    ensure_shm(x, 4096)?;
+    let seg = x.shm_seg.as_ref().map(|s| s.seg).unwrap_or(0);
+    let root = x.root;
+    x.conn
+        .shm_get_image(root, 0, 0, 1, 1, !0, ImageFormat::Z_PIXMAP.into(), seg, 0)?
+        .reply()
+        .map_err(|e| failed(format!("shm GetImage: {e}")))?;
+    Ok(())
+}
+
+/// Longest wait for an application to repaint after its first redirection.
+fn redirect_wait_ms() -> u64 {
+    std::env::var("DECKHAND_REDIRECT_WAIT_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(250)
+}
+
+/// Whether any part of a top-level frame is covered by a viewable sibling
+/// above it, or lies off the screen (then its on-screen copy is incomplete).
+pub fn covered_or_offscreen(x: &X, frame: u32) -> Result<bool> {
+    let tree = x.conn.query_tree(x.root)?.reply()?;
+    let Some(pos) = tree.children.iter().position(|&w| w == frame) else { return Ok(true) };
+    let g = x.conn.get_geometry(frame)?.reply()?;
+    let bw = 2 * g.border_width as u32;
+    let me = Rect::new(g.x as i32, g.y as i32, g.width as u32 + bw, g.height as u32 + bw);
+    let (sw, sh) = x.screen_size();
+    if me.intersect(&Rect::new(0, 0, sw as u32, sh as u32)) != Some(me) {
+        return Ok(true);
+    }
+    let above = &tree.children[pos + 1..];
+    let mut cookies = Vec::with_capacity(above.len());
+    for &w in above {
+        cookies.push((x.conn.get_window_attributes(w)?, x.conn.get_geometry(w)?));
+    }
+    for (a, gc) in cookies {
+        let (Ok(a), Ok(gg)) = (a.reply(), gc.reply()) else { continue };
+        if a.map_state != x11rb::protocol::xproto::MapState::VIEWABLE || a.class == x11rb::protocol::xproto::WindowClass::INPUT_ONLY {
+            continue;
+        }
+        let bw = 2 * gg.border_width as u32;
+        let r = Rect::new(gg.x as i32, gg.y as i32, gg.width as u32 + bw, gg.height as u32 + bw);
+        if r.intersect(&me).is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Capture the whole root window (window_id 0).
+pub fn capture_root(x: &mut X) -> Result<Image> {
+    let (w, h) = x.screen_size();
+    let depth = x.root_depth;
+    if bpp_for_depth(x, depth) != Some(32) {
+        return Err(failed(format!("unsupported root depth {depth} (need 32 bits per pixel)")));
+    }
+    let root = x.root;
+    let (raw, how) = read_raw(x, root, (0, 0, w, h))?;
+    let lsb = x.conn.setup().image_byte_order == ImageOrder::LSB_FIRST;
+    Ok(Image {
+        width: w as u32,
+        height: h as u32,
+        origin: (0, 0),
+        rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
+        method: format!("root+{how}"),
+    })
+}
+
+/// Capture one window's own pixels (client area, no WM frame), even when
+/// other windows cover it.
+pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Image> {
+    let info = super::windows::window_info(x, win)?;
+    if !info.viewable {
+        return Err(failed("the window is not viewable (minimized or unmapped)").with("window_id", win));
+    }
+    let (w, h) = (info.bounds.width as u16, info.bounds.height as u16);
+    if w == 0 || h == 0 {
+        return Err(failed("the window has no area"));
+    }
+    let lsb = x.conn.setup().image_byte_order == ImageOrder::LSB_FIRST;
+    let frame = super::windows::toplevel_frame(x, win)?;
+
+    if x.ext.composite.is_some() {
+        let mut first = false;
+        if !x.redirected.contains(&frame) {
+            x.conn
+                .composite_redirect_window(frame, Redirect::AUTOMATIC)?
+                .check()
+                .map_err(|e| failed(format!("Composite redirect: {e}")))?;
+            x.redirected.insert(frame);
+            first = true;
+        }
+        let fgeom = x.conn.get_geometry(frame)?.reply()?;
+        if bpp_for_depth(x, fgeom.depth) != Some(32) {
+            return Err(failed(format!("unsupported window depth {}", fgeom.depth)));
+        }
+        let off = x.conn.translate_coordinates(win, frame, 0, 0)?.reply()?;
+        let bw = fgeom.border_width as i16;
+        let rect = (off.dst_x + bw, off.dst_y + bw, w, h);
+        let pixmap = x.conn.generate_id()?;
+        x.conn
+            .composite_name_window_pixmap(frame, pixmap)?
+            .check()
+            .map_err(|e| failed(format!("Composite NameWindowPixmap: {e}")))?;
+        let mut res = read_raw(x, pixmap, rect);
+        if first && covered_or_offscreen(x, frame).unwrap_or(true) {
+            // The fresh backing pixmap holds what was on screen, including
+            // whatever covered the window; the application repaints those
+            // parts after its Expose. Poll (shared-memory reads are cheap)
+            // until the pixels change, then give the repaint a moment.
+            let cap = Instant::now() + Duration::from_millis(redirect_wait_ms());
+            let cap = cap.min(deadline);
+            if let Ok((before, _)) = &res {
+                let before = before.clone();
+                while Instant::now() + Duration::from_millis(10) < cap {
+                    std::thread::sleep(Duration::from_millis(8));
+                    match read_raw(x, pixmap, rect) {
+                        Ok((now, how)) if now != before => {
+                            std::thread::sleep(Duration::from_millis(15));
+                            res = read_raw(x, pixmap, rect).or(Ok((now, how)));
+                            break;
+                        }
+                        Ok(other) => res = Ok(other),
+                        Err(e) => {
+                            res = Err(e);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let _ = x.conn.free_pixmap(pixmap);
+        let _ = x.conn.flush();
+        let (raw, how) = res?;
+        return Ok(Image {
+            width: w as u32,
+            height: h as u32,
+            origin: (info.bounds.x, info.bounds.y),
+            rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
+            method: format!("composite+{how}"),
+        });
+    }
+
+    // No Composite: only what is visible on screen is right.
+    let geom = x.conn.get_geometry(win)?.reply()?;
+    if bpp_for_depth(x, geom.depth) != Some(32) {
+        return Err(failed(format!("unsupported window depth {}", geom.depth)));
+    }
+    let (raw, how) = read_raw(x, win, (0, 0, w, h))?;
+    Ok(Image {
+        width: w as u32,
+        height: h as u32,
+        origin: (info.bounds.x, info.bounds.y),
+        rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
+        method: format!("window+{how}"),
+    })
+}
+
+/// Black out screen rectangles on an image whose pixel (0,0) is at `origin`.
+/// Returns how many rectangles touched the image.
+pub fn redact(rgb: &mut [u8], width: u32, height: u32, origin: (i32, i32), rects: &[Rect]) -> u32 {
+    let image = Rect::new(0, 0, width, height);
+    let mut count = 0;
+    for r in rects {
+        let local = Rect::new(r.x.saturating_sub(origin.0), r.y.saturating_sub(origin.1), r.width, r.height);
+        let Some(c) = local.intersect(&image) else { continue };
+        count += 1;
+        for y in c.y..c.y + c.height as i32 {
+            let row = y as usize * width as usize * 3;
+            let start = row + c.x as usize * 3;
+            let end = start + c.width as usize * 3;
+            rgb[start..end].fill(0);
+        }
+    }
+    count
+}
+
+/// Encode RGB as PNG (fast settings) and write it atomically (tmp + rename).
+pub fn write_png(path: &str, rgb: &[u8], width: u32, height: u32) -> Result<()> {
+    use std::io::Write;
+    let target = std::path::Path::new(path);
+    if !target.is_absolute() {
+        return Err(Error::invalid("screenshot path must be absolute"));
+    }
+    let dir = target.parent().ok_or_else(|| Error::invalid("screenshot path has no directory"))?;
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}-{}",
+        target.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(),
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let result = (|| -> Result<()> {
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| {
+            failed(format!("cannot create {}: {e}", tmp.display()))
+        })?;
+        let mut buf = std::io::BufWriter::with_capacity(1 << 20, file);
+        {
+            let mut enc = png::Encoder::new(&mut buf, width, height);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_depth(png::BitDepth::Eight);
+            enc.set_compression(png::Compression::Fast);
+            let mut w = enc.write_header().map_err(|e| failed(format!("PNG header: {e}")))?;
+            w.write_image_data(rgb).map_err(|e| failed(format!("PNG encode: {e}")))?;
+            w.finish().map_err(|e| failed(format!("PNG finish: {e}")))?;
+        }
+        buf.flush()?;
+        let file = buf.into_inner().map_err(|e| failed(format!("PNG write: {e}")))?;
+        file.sync_data().ok();
+        std::fs::rename(&tmp, target).map_err(|e| failed(format!("rename to {path}: {e}")))?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bgrx_conversion() {
+        let raw = [1u8, 2, 3, 0, 10, 20, 30, 0];
+        assert_eq!(bgrx_to_rgb(&raw, 2, 1, true), vec![3, 2, 1, 30, 20, 10]);
+        let raw = [0u8, 1, 2, 3];
+        assert_eq!(bgrx_to_rgb(&raw, 1, 1, false), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn redaction_maps_screen_to_image_coords_and_clips() {
+        let (w, h) = (4u32, 3u32);
+        let mut rgb = vec![255u8; (w * h * 3) as usize];
+        // image origin at screen (100, 50); rect covers screen x 101..103, y 51..
+        let n = redact(&mut rgb, w, h, (100, 50), &[Rect::new(101, 51, 2, 10), Rect::new(0, 0, 5, 5)]);
+        assert_eq!(n, 1, "the second rect is off the image");
+        let px = |x: usize, y: usize| rgb[(y * w as usize + x) * 3];
+        assert_eq!(px(0, 0), 255);
+        assert_eq!(px(1, 1), 0);
+        assert_eq!(px(2, 2), 0);
+        assert_eq!(px(3, 1), 255);
+        assert_eq!(px(1, 0), 255);
+        // a rect partly left/above the image clips to it
+        let mut rgb2 = vec![255u8; (w * h * 3) as usize];
+        assert_eq!(redact(&mut rgb2, w, h, (100, 50), &[Rect::new(90, 40, 11, 11)]), 1);
+        assert_eq!(rgb2[0], 0);
+        assert_eq!(rgb2[3], 255);
+    }
+
+    #[test]
+    fn png_written_atomically() {
+        let dir = std::env::temp_dir().join(format!("deckhand-png-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.png");
+        write_png(p.to_str().unwrap(), &[0u8; 2 * 2 * 3], 2, 2).unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+        assert!(write_png("relative.png", &[0u8; 3], 1, 1).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,375 @@
+//! Foreground input through XTest. Every key and button pressed is tracked
+//! and released at the end, even when a step fails; the pointer is put back
+//! when asked; the server is synced before returning.
+
+use super::keys::{self, Keymap};
+use super::X;
+use crate::error::{Code, Error, Result};
+use crate::wire::messages::{Cleanup, InputStep};
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, MOTION_NOTIFY_EVENT};
+use x11rb::protocol::xtest::ConnectionExt as _;
+
+pub struct Outcome {
+    pub steps_completed: u32,
+    /// Whether any event reached the server.
+    pub anything_sent: bool,
+    pub error: Option<Error>,
+    pub cleanup: Cleanup,
+}
+
+/// A keysym resolved to what must be pressed.
+#[derive(Debug, Clone, Copy)]
+struct KeyPlan {
+    keysym: u32,
+    keycode: u8,
+    shift: bool,
+}
+
+struct Session<'a> {
+    x: &'a mut X,
+    keymap: Keymap,
+    held_keys: Vec<u8>,
+    held_buttons: Vec<u8>,
+    /// Spare keycodes we remapped (restored to NoSymbol at the end).
+    remapped: Vec<u8>,
+    next_spare: usize,
+    moved: bool,
+    sent: bool,
+    shift_kc: Option<u8>,
+}
+
+impl<'a> Session<'a> {
+    fn fake(&mut self, ty: u8, detail: u8, x: i16, y: i16) -> Result<()> {
+        let root = self.x.root;
+        self.x.conn.xtest_fake_input(ty, detail, 0, root, x, y, 0)?;
+        self.sent = true;
+        Ok(())
+    }
+    fn key_down(&mut self, kc: u8) -> Result<()> {
+        if !self.held_keys.contains(&kc) {
+            self.held_keys.push(kc);
+        }
+        self.fake(KEY_PRESS_EVENT, kc, 0, 0)
+    }
+    fn key_up(&mut self, kc: u8) -> Result<()> {
+        self.fake(KEY_RELEASE_EVENT, kc, 0, 0)?;
+        self.held_keys.retain(|&k| k != kc);
+        Ok(())
+    }
+    fn button_down(&mut self, b: u8) -> Result<()> {
+        if !self.held_buttons.contains(&b) {
+            self.held_buttons.push(b);
+        }
+        self.fake(BUTTON_PRESS_EVENT, b, 0, 0)
+    }
+    fn button_up(&mut self, b: u8) -> Result<()> {
+        self.fake(BUTTON_RELEASE_EVENT, b, 0, 0)?;
+        self.held_buttons.retain(|&k| k != b);
+        Ok(())
+    }
+    fn motion(&mut self, x: i32, y: i32) -> Result<()> {
+        let clamp = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        self.moved = true;
+        self.fake(MOTION_NOTIFY_EVENT, 0, clamp(x), clamp(y))
+    }
+
+    /// Resolve a keysym to a keycode, remapping a spare keycode if needed.
+    fn plan(&mut self, keysym: u32) -> Result<KeyPlan> {
+        if let Some((kc, level)) = self.keymap.lookup(keysym) {
+            return Ok(KeyPlan { keysym, keycode: kc, shift: level == 1 && !keys::is_modifier(keysym) });
+        }
+        if self.keymap.spare.is_empty() {
+            return Err(Error::new(Code::ActionFailed, format!("keysym 0x{keysym:x} is not on the keyboard and no spare keycode is free")));
+        }
+        let kc = self.keymap.spare[self.next_spare % self.keymap.spare.len()];
+        self.next_spare += 1;
+        let per = self.keymap.per_keycode.max(1);
+        let syms = vec![keysym; per as usize];
+        self.x.conn.change_keyboard_mapping(1, kc, per, &syms)?;
+        self.x.sync()?;
+        if !self.remapped.contains(&kc) {
+            self.remapped.push(kc);
+        }
+        // Forget any other keysym that used this keycode, learn the new one.
+        self.keymap.by_sym.retain(|_, v| v.0 != kc);
+        self.keymap.by_sym.insert(keysym, (kc, 0));
+        // Clients refresh their keymaps on MappingNotify: give them a moment.
+        std::thread::sleep(Duration::from_millis(25));
+        Ok(KeyPlan { keysym, keycode: kc, shift: false })
+    }
+
+    fn shift(&mut self) -> Result<u8> {
+        if let Some(k) = self.shift_kc {
+            return Ok(k);
+        }
+        let k = self
+            .keymap
+            .lookup(keys::XK_SHIFT_L)
+            .map(|(k, _)| k)
+            .ok_or_else(|| Error::new(Code::ActionFailed, "no Shift key on the keyboard"))?;
+        self.shift_kc = Some(k);
+        Ok(k)
+    }
+
+    /// Press one key (with Shift if its level needs it) and release it.
+    fn stroke(&mut self, p: KeyPlan) -> Result<()> {
+        let shift = if p.shift { Some(self.shift()?) } else { None };
+        let shift_already = shift.map(|s| self.held_keys.contains(&s)).unwrap_or(true);
+        if let (Some(s), false) = (shift, shift_already) {
+            self.key_down(s)?;
+        }
+        self.key_down(p.keycode)?;
+        self.key_up(p.keycode)?;
+        if let (Some(s), false) = (shift, shift_already) {
+            self.key_up(s)?;
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, step: &InputStep, deadline: Instant) -> Result<()> {
+        match step {
+            InputStep::Move { x, y } => self.motion(*x, *y),
+            InputStep::Button { button, down } => {
+                if *down {
+                    self.button_down(button.x_button())
+                } else {
+                    self.button_up(button.x_button())
+                }
+            }
+            InputStep::Click { x, y, button, count, modifiers } => {
+                let mut mods = Vec::new();
+                for m in modifiers {
+                    let ks = keys::key_to_keysym(m)?;
+                    mods.push(self.plan(ks)?.keycode);
+                }
+                self.motion(*x, *y)?;
+                for &m in &mods {
+                    self.key_down(m)?;
+                }
+                let b = button.x_button();
+                for _ in 0..(*count).clamp(1, 3) {
+                    self.button_down(b)?;
+                    self.button_up(b)?;
+                }
+                for &m in mods.iter().rev() {
+                    self.key_up(m)?;
+                }
+                Ok(())
+            }
+            InputStep::Key { key, down } => {
+                let p = self.plan(keys::key_to_keysym(key)?)?;
+                if *down {
+                    if p.shift {
+                        let s = self.shift()?;
+                        self.key_down(s)?;
+                    }
+                    self.key_down(p.keycode)
+                } else {
+                    self.key_up(p.keycode)?;
+                    if p.shift {
+                        let s = self.shift()?;
+                        if self.held_keys.contains(&s) {
+                            self.key_up(s)?;
+                        }
+                    }
+                    Ok(())
+                }
+            }
+            InputStep::Tap { keys: names, repeat } => {
+                let mut plans = Vec::new();
+                for n in names {
+                    let ks = keys::key_to_keysym(n)?;
+                    plans.push(self.plan(ks)?);
+                }
+                let need_shift = plans.iter().any(|p| p.shift);
+                let shift = if need_shift { Some(self.shift()?) } else { None };
+                for _ in 0..(*repeat).max(1) {
+                    if let Some(s) = shift {
+                        self.key_down(s)?;
+                    }
+                    for p in &plans {
+                        self.key_down(p.keycode)?;
+                    }
+                    for p in plans.iter().rev() {
+                        self.key_up(p.keycode)?;
+                    }
+                    if let Some(s) = shift {
+                        self.key_up(s)?;
+                    }
+                    self.x.conn.flush()?;
+                }
+                Ok(())
+            }
+            InputStep::Type { text } => {
+                for c in text.chars() {
+                    if Instant::now() >= deadline {
+                        return Err(Error::timeout("deadline reached while typing"));
+                    }
+                    let p = self.plan(keys::char_keysym(c))?;
+                    let _ = p.keysym;
+                    self.stroke(p)?;
+                    self.x.conn.flush()?;
+                }
+                Ok(())
+            }
+            InputStep::Scroll { x, y, dx, dy } => {
+                if let (Some(x), Some(y)) = (x, y) {
+                    self.motion(*x, *y)?;
+                }
+                let (vb, hb) = (if *dy > 0 { 5 } else { 4 }, if *dx > 0 { 7 } else { 6 });
+                for _ in 0..dy.unsigned_abs().min(1000) {
+                    self.button_down(vb)?;
+                    self.button_up(vb)?;
+                }
+                for _ in 0..dx.unsigned_abs().min(1000) {
+                    self.button_down(hb)?;
+                    self.button_up(hb)?;
+                }
+                Ok(())
+            }
+            InputStep::Wait { ms } => {
+                self.x.conn.flush()?;
+                let until = Instant::now() + Duration::from_millis(*ms as u64);
+                if until > deadline {
+                    return Err(Error::timeout(format!("a wait of {ms} ms would pass the deadline")));
+                }
+                std::thread::sleep(until - Instant::now());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Check every key name before anything is sent (INVALID_ARGUMENTS otherwise).
+pub fn validate(steps: &[InputStep]) -> Result<()> {
+    for (i, s) in steps.iter().enumerate() {
+        let names: Vec<&String> = match s {
+            InputStep::Click { modifiers, .. } => modifiers.iter().collect(),
+            InputStep::Key { key, .. } => vec![key],
+            InputStep::Tap { keys, .. } => keys.iter().collect(),
+            _ => vec![],
+        };
+        for n in names {
+            keys::key_to_keysym(n).map_err(|e| e.with("step", i as i64))?;
+        }
+        if let InputStep::Click { count, .. } = s {
+            if !(1..=3).contains(count) {
+                return Err(Error::invalid("click count must be 1-3").with("step", i as i64));
+            }
+        }
+        if let InputStep::Tap { keys, repeat } = s {
+            if keys.is_empty() || !(1..=100).contains(repeat) {
+                return Err(Error::invalid("tap needs 1+ keys and repeat 1-100").with("step", i as i64));
+            }
+        }
+        if let InputStep::Wait { ms } = s {
+            if *ms > 10_000 {
+                return Err(Error::invalid("wait is at most 10000 ms").with("step", i as i64));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn run(
+    x: &mut X,
+    steps: &[InputStep],
+    restore_pointer: bool,
+    deadline: Instant,
+    cancelled: &dyn Fn() -> bool,
+) -> Outcome {
+    let none_cleanup = Cleanup { keys_released: true, buttons_released: true, pointer_restored: None };
+    if x.ext.xtest.is_none() {
+        return Outcome {
+            steps_completed: 0,
+            anything_sent: false,
+            error: Some(Error::new(Code::PermissionDenied, "the X server has no XTEST extension")),
+            cleanup: none_cleanup,
+        };
+    }
+    let keymap = match Keymap::load(&x.conn) {
+        Ok(k) => k,
+        Err(e) => return Outcome { steps_completed: 0, anything_sent: false, error: Some(e), cleanup: none_cleanup },
+    };
+    let origin = x.conn.query_pointer(x.root).ok().and_then(|c| c.reply().ok()).map(|r| (r.root_x, r.root_y));
+    let mut s = Session {
+        x,
+        keymap,
+        held_keys: Vec::new(),
+        held_buttons: Vec::new(),
+        remapped: Vec::new(),
+        next_spare: 0,
+        moved: false,
+        sent: false,
+        shift_kc: None,
+    };
+    let mut completed = 0u32;
+    let mut error = None;
+    for (i, step) in steps.iter().enumerate() {
+        if cancelled() {
+            error = Some(Error::new(Code::ActionFailed, format!("cancelled before step {i}")).with("cancelled", true).with("step", i as i64));
+            break;
+        }
+        if Instant::now() >= deadline {
+            error = Some(Error::timeout(format!("deadline reached before step {i}")).with("step", i as i64));
+            break;
+        }
+        match s.step(step, deadline).and_then(|_| s.x.conn.flush().map_err(Error::from)) {
+            Ok(()) => completed += 1,
+            Err(e) => {
+                error = Some(e.with("step", i as i64));
+                break;
+            }
+        }
+    }
+
+    // Cleanup, always: keys (reverse order), buttons, keymap, pointer, sync.
+    let mut keys_ok = true;
+    while let Some(&kc) = s.held_keys.last() {
+        if s.key_up(kc).is_err() {
+            keys_ok = false;
+            s.held_keys.pop();
+        }
+    }
+    let mut buttons_ok = true;
+    while let Some(&b) = s.held_buttons.last() {
+        if s.button_up(b).is_err() {
+            buttons_ok = false;
+            s.held_buttons.pop();
+        }
+    }
+    if !s.remapped.is_empty() {
+        let _ = s.x.sync();
+        std::thread::sleep(Duration::from_millis(30));
+        let per = s.keymap.per_keycode.max(1);
+        for kc in std::mem::take(&mut s.remapped) {
+            let _ = s.x.conn.change_keyboard_mapping(1, kc, per, &vec![0u32; per as usize]);
+        }
+    }
+    let pointer_restored = if s.moved {
+        if restore_pointer {
+            match origin {
+                Some((ox, oy)) => Some(s.motion(ox as i32, oy as i32).is_ok()),
+                None => Some(false),
+            }
+        } else {
+            Some(false)
+        }
+    } else {
+        None
+    };
+    let synced = s.x.sync().is_ok();
+    let sent = s.sent;
+    Outcome {
+        steps_completed: completed,
+        anything_sent: sent,
+        error,
+        cleanup: Cleanup {
+            keys_released: keys_ok && synced,
+            buttons_released: buttons_ok && synced,
+            pointer_restored: pointer_restored.map(|r| r && synced),
+        },
+    }
+}
