@@ -27,7 +27,13 @@ fi
 # 2. npm dependencies (exact versions from package-lock.json).
 if [[ ! -x node_modules/.bin/bun || package-lock.json -nt node_modules/.package-lock.json ]]; then
   log "npm ci"
-  npm ci --no-audit --no-fund >/dev/null
+  # npm 11 leaves some platform-only optional dependencies (vite's Windows
+  # helper) out of the lock file and then refuses `npm ci`; `npm install`
+  # still installs the locked versions of everything that is in it.
+  if ! npm ci --no-audit --no-fund >/tmp/deckhand-npm-ci.log 2>&1; then
+    log "npm ci refused ($(grep -m1 -E 'Missing|error' /tmp/deckhand-npm-ci.log || true)); npm install from the lock file"
+    npm install --no-audit --no-fund >/dev/null
+  fi
 fi
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
