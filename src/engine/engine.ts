@@ -26,6 +26,8 @@ export class Engine {
   readonly sessionId: string;
   private supervisor: Supervisor | null = null;
   private location: HelperLocation | null = null;
+  /** Resolved app selectors of this session (see resolveApp). */
+  readonly appCache = new Map<string, { app: import("./resolve.ts").ResolvedApp; at: number }>();
   /** Serialises mutations per target app (serve pipelines requests). */
   private locks = new Map<string, Promise<unknown>>();
 

@@ -1,5 +1,6 @@
 // App and window resolution. App: exact executable (canonical path or its
 // basename) or desktop id, then exact unambiguous name, then pid:N.
+import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { SnapshotApp } from "../session/snapshot.ts";
@@ -53,10 +54,41 @@ export function matchApp(selector: string, apps: WireApp[]): WireApp {
   throw new DeckhandError("APP_NOT_FOUND", `no running app matches ${JSON.stringify(selector)}`, { details: { app: selector } });
 }
 
+/** Field 22 of /proc/PID/stat: the process start witness (Linux only). */
+export function procStartTime(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const v = Number(fields[19]);
+    return Number.isFinite(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * How long a resolved name stays trusted in a long-running session. A pid:N
+ * selector is trusted for as long as the same process (pid + start time)
+ * lives; a name is re-listed after this, so a second instance started since
+ * makes it ambiguous again.
+ */
+const NAME_TTL_MS = 2000;
+
 export async function resolveApp(engine: Engine, selector: string): Promise<ResolvedApp> {
+  const cached = engine.appCache.get(selector);
+  if (cached && cached.app.startTime !== null && procStartTime(cached.app.pid) === cached.app.startTime) {
+    if (selector.startsWith("pid:") || Date.now() - cached.at < NAME_TTL_MS) return cached.app;
+  }
   const { supervisor } = await engine.helper();
   const { result } = await supervisor.request("list_apps", {});
-  return toApp(matchApp(selector, result.apps));
+  const app = toApp(matchApp(selector, result.apps));
+  // Only a process whose start witness we can re-read is worth caching.
+  if (process.platform === "linux" && app.startTime !== null && procStartTime(app.pid) === app.startTime) {
+    engine.appCache.set(selector, { app, at: Date.now() });
+  } else {
+    engine.appCache.delete(selector);
+  }
+  return app;
 }
 
 /** Windows of one app, front-most first; windowIndex indexes this list. */

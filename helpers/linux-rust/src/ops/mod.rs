@@ -38,6 +38,8 @@ pub fn send_event(out: &Out, event: &str, data: rmpv::Value) {
 pub struct Ctx {
     pub x: RefCell<Option<X>>,
     pub a11y: RefCell<Option<A11y>>,
+    /// Serializes connecting, so concurrent requests share one connection.
+    pub a11y_connecting: tokio::sync::Mutex<()>,
     pub watcher: RefCell<Option<Watcher>>,
     pub cancelled: Arc<Mutex<HashSet<u64>>>,
     pub out: Out,
@@ -45,7 +47,7 @@ pub struct Ctx {
 
 impl Ctx {
     pub fn new(out: Out, cancelled: Arc<Mutex<HashSet<u64>>>) -> Ctx {
-        Ctx { x: RefCell::new(None), a11y: RefCell::new(None), watcher: RefCell::new(None), cancelled, out }
+        Ctx { x: RefCell::new(None), a11y: RefCell::new(None), a11y_connecting: tokio::sync::Mutex::new(()), watcher: RefCell::new(None), cancelled, out }
     }
 
     /// Run synchronous X work on the (lazily opened) connection. A broken
@@ -66,6 +68,10 @@ impl Ctx {
 
     /// The accessibility bus connection (opened once, reopened if it broke).
     pub async fn a11y(&self) -> Result<A11y> {
+        if let Some(a) = self.a11y.borrow().as_ref() {
+            return Ok(a.clone());
+        }
+        let _guard = self.a11y_connecting.lock().await;
         if let Some(a) = self.a11y.borrow().as_ref() {
             return Ok(a.clone());
         }

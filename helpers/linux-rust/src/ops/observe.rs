@@ -264,7 +264,32 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     // Ask AT-SPI and capture at the same time: the capture is synchronous X
     // work, the secure-field query is in flight meanwhile.
     let capture = async {
-        ctx.with_x(|x| if args.window_id == 0 { capture::capture_root(x) } else { capture::capture_window(x, args.window_id, deadline) })
+        let step = ctx.with_x(|x| {
+            if args.window_id == 0 {
+                capture::capture_root(x).map(capture::Step::Done)
+            } else {
+                capture::capture_window(x, args.window_id, deadline)
+            }
+        })?;
+        match step {
+            capture::Step::Done(img) => Ok(img),
+            capture::Step::Wait(mut p) => loop {
+                // Poll without blocking the runtime: other requests (a tree
+                // read in flight) keep being served meanwhile.
+                tokio::time::sleep(Duration::from_millis(8)).await;
+                match ctx.with_x(|x| p.poll(x)) {
+                    Ok(false) => continue,
+                    Ok(true) => break ctx.with_x(move |x| Ok(p.finish(x))),
+                    Err(e) => {
+                        let _ = ctx.with_x(move |x| {
+                            p.abandon(x);
+                            Ok(())
+                        });
+                        break Err(e);
+                    }
+                }
+            },
+        }
     };
     let (secure, img) = tokio::join!(secure, capture);
     let mut img = img?;

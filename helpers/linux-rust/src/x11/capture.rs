@@ -195,9 +195,59 @@ pub fn capture_root(x: &mut X) -> Result<Image> {
     })
 }
 
+pub enum Step {
+    Done(Image),
+    /// The window was just redirected while covered: poll until it repainted.
+    Wait(Pending),
+}
+
+pub struct Pending {
+    pixmap: u32,
+    rect: (i16, i16, u16, u16),
+    before: Vec<u8>,
+    last: (Vec<u8>, &'static str),
+    changed_at: Option<Instant>,
+    cap: Instant,
+    origin: (i32, i32),
+    lsb: bool,
+}
+
+impl Pending {
+    /// One read of the backing pixmap; true once the repaint has landed
+    /// (pixels changed, then 15 ms more) or the wait is over.
+    pub fn poll(&mut self, x: &mut X) -> Result<bool> {
+        let now = Instant::now();
+        if now + Duration::from_millis(10) >= self.cap {
+            return Ok(true);
+        }
+        let raw = read_raw(x, self.pixmap, self.rect)?;
+        if let Some(t) = self.changed_at {
+            self.last = raw;
+            return Ok(now >= t + Duration::from_millis(15));
+        }
+        if raw.0 != self.before {
+            self.changed_at = Some(now);
+        }
+        self.last = raw;
+        Ok(false)
+    }
+
+    pub fn finish(self, x: &mut X) -> Image {
+        let _ = x.conn.free_pixmap(self.pixmap);
+        let _ = x.conn.flush();
+        let (w, h) = (self.rect.2 as u32, self.rect.3 as u32);
+        Image { width: w, height: h, origin: self.origin, rgb: bgrx_to_rgb(&self.last.0, w, h, self.lsb), method: format!("composite+{}", self.last.1) }
+    }
+
+    pub fn abandon(self, x: &mut X) {
+        let _ = x.conn.free_pixmap(self.pixmap);
+        let _ = x.conn.flush();
+    }
+}
+
 /// Capture one window's own pixels (client area, no WM frame), even when
 /// other windows cover it.
-pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Image> {
+pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Step> {
     let info = super::windows::window_info(x, win)?;
     if !info.viewable {
         return Err(failed("the window is not viewable (minimized or unmapped)").with("window_id", win));
@@ -231,43 +281,36 @@ pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Image> {
             .composite_name_window_pixmap(frame, pixmap)?
             .check()
             .map_err(|e| failed(format!("Composite NameWindowPixmap: {e}")))?;
-        let mut res = read_raw(x, pixmap, rect);
-        if first && covered_or_offscreen(x, frame).unwrap_or(true) {
-            // The fresh backing pixmap holds what was on screen, including
-            // whatever covered the window; the application repaints those
-            // parts after its Expose. Poll (shared-memory reads are cheap)
-            // until the pixels change, then give the repaint a moment.
-            let cap = Instant::now() + Duration::from_millis(redirect_wait_ms());
-            let cap = cap.min(deadline);
-            if let Ok((before, _)) = &res {
-                let before = before.clone();
-                while Instant::now() + Duration::from_millis(10) < cap {
-                    std::thread::sleep(Duration::from_millis(8));
-                    match read_raw(x, pixmap, rect) {
-                        Ok((now, how)) if now != before => {
-                            std::thread::sleep(Duration::from_millis(15));
-                            res = read_raw(x, pixmap, rect).or(Ok((now, how)));
-                            break;
-                        }
-                        Ok(other) => res = Ok(other),
-                        Err(e) => {
-                            res = Err(e);
-                            break;
-                        }
-                    }
-                }
+        let res = read_raw(x, pixmap, rect);
+        let origin = (info.bounds.x, info.bounds.y);
+        match res {
+            Ok(first_read) if first && covered_or_offscreen(x, frame).unwrap_or(true) => {
+                // The fresh backing pixmap holds what was on screen, including
+                // whatever covered the window; the application repaints those
+                // parts after its Expose. The caller polls (shared-memory
+                // reads are cheap) until the pixels change, without blocking.
+                let cap = (Instant::now() + Duration::from_millis(redirect_wait_ms())).min(deadline);
+                return Ok(Step::Wait(Pending {
+                    pixmap,
+                    rect,
+                    before: first_read.0.clone(),
+                    last: first_read,
+                    changed_at: None,
+                    cap,
+                    origin,
+                    lsb,
+                }));
+            }
+            Ok(raw) => {
+                let p = Pending { pixmap, rect, before: Vec::new(), last: raw, changed_at: None, cap: Instant::now(), origin, lsb };
+                return Ok(Step::Done(p.finish(x)));
+            }
+            Err(e) => {
+                let _ = x.conn.free_pixmap(pixmap);
+                let _ = x.conn.flush();
+                return Err(e);
             }
         }
-        let _ = x.conn.free_pixmap(pixmap);
-        let _ = x.conn.flush();
-        let (raw, how) = res?;
-        return Ok(Image {
-            width: w as u32,
-            height: h as u32,
-            origin: (info.bounds.x, info.bounds.y),
-            rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
-            method: format!("composite+{how}"),
-        });
     }
 
     // No Composite: only what is visible on screen is right.
@@ -276,13 +319,13 @@ pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Image> {
         return Err(failed(format!("unsupported window depth {}", geom.depth)));
     }
     let (raw, how) = read_raw(x, win, (0, 0, w, h))?;
-    Ok(Image {
+    Ok(Step::Done(Image {
         width: w as u32,
         height: h as u32,
         origin: (info.bounds.x, info.bounds.y),
         rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
         method: format!("window+{how}"),
-    })
+    }))
 }
 
 /// Black out screen rectangles on an image whose pixel (0,0) is at `origin`.

@@ -38,6 +38,9 @@ struct Session<'a> {
     moved: bool,
     sent: bool,
     shift_kc: Option<u8>,
+    /// Where a button was last pressed, until a keyboard step waited for the
+    /// window manager to move the focus there.
+    last_press: Option<(i32, i32)>,
 }
 
 impl<'a> Session<'a> {
@@ -128,7 +131,39 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// After a click, keyboard input must wait until the window manager has
+    /// given the focus to the clicked window (it does so asynchronously), or
+    /// the keys land in the previously focused window.
+    fn settle_focus(&mut self, deadline: Instant) {
+        let Some((px, py)) = self.last_press.take() else { return };
+        let _ = self.x.sync();
+        let Ok(Some(target)) = super::windows::window_at(self.x, px, py) else { return };
+        let Ok(target_frame) = super::windows::toplevel_frame(self.x, target.id) else { return };
+        let until = (Instant::now() + Duration::from_millis(200)).min(deadline);
+        while Instant::now() < until {
+            let focus = self.x.conn.get_input_focus().ok().and_then(|c| c.reply().ok()).map(|r| r.focus).unwrap_or(0);
+            if focus <= 1 || focus == self.x.root {
+                return; // None / PointerRoot: keys follow the pointer
+            }
+            if super::windows::toplevel_frame(self.x, focus).ok() == Some(target_frame) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     fn step(&mut self, step: &InputStep, deadline: Instant) -> Result<()> {
+        match step {
+            InputStep::Key { .. } | InputStep::Tap { .. } | InputStep::Type { .. } => self.settle_focus(deadline),
+            InputStep::Click { x, y, .. } => self.last_press = Some((*x, *y)),
+            InputStep::Button { down: true, .. } => {
+                let root = self.x.root;
+                if let Ok(Ok(r)) = self.x.conn.query_pointer(root).map(|c| c.reply()) {
+                    self.last_press = Some((r.root_x as i32, r.root_y as i32));
+                }
+            }
+            _ => {}
+        }
         match step {
             InputStep::Move { x, y } => self.motion(*x, *y),
             InputStep::Button { button, down } => {
@@ -304,6 +339,7 @@ pub fn run(
         moved: false,
         sent: false,
         shift_kc: None,
+        last_press: None,
     };
     let mut completed = 0u32;
     let mut error = None;
