@@ -2,7 +2,6 @@
 // envelope plus the same id per request on stdout. Requests are pipelined;
 // mutations on one target are serialised by the engine. EOF: finish what is
 // in flight, stop the helper, exit.
-import { createInterface } from "node:readline";
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue, type CallContext } from "../commands/index.ts";
 import { Engine, type OperatorOptions } from "../engine/engine.ts";
@@ -149,8 +148,23 @@ export async function serveMain(argv: string[]): Promise<number> {
     },
     { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth },
   );
-  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of rl) session.handleLine(line);
+  // Split lines ourselves: readline's async iterator adds a scheduling hop per request.
+  await new Promise<void>((resolve) => {
+    let pending = "";
+    process.stdin.on("data", (chunk: Buffer) => {
+      pending += chunk.toString("utf8");
+      let nl: number;
+      while ((nl = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, nl).replace(/\r$/, "");
+        pending = pending.slice(nl + 1);
+        session.handleLine(line);
+      }
+    });
+    process.stdin.on("end", () => {
+      if (pending.trim()) session.handleLine(pending);
+      resolve();
+    });
+  });
   await session.drain();
   await engine.close();
   return 0;

@@ -111,7 +111,7 @@ describe("serve --adapter openai", () => {
     expect(r.receipt.steps.map((s: any) => s.status)).toEqual(["completed", "completed", "completed", "completed"]);
     expect(r.output.call_id).toBe("call_batch");
     // Drags carry short pauses between points (toolkits compress bursts); the pointer path is what matters here.
-    const inputs = sb.requests().filter((q) => q.op === "input").map((q) => q.args.steps.filter((s: any) => s.kind !== "wait"));
+    const inputs = sb.requests().filter((q) => q.op === "input").map((q) => (q.args.steps as any[]).filter((s: any) => s.kind !== "wait"));
     expect(inputs).toEqual([
       [{ kind: "click", x: 410, y: 320, button: "right", count: 1, modifiers: [] }],
       [{ kind: "type", text: "deckhand" }],
@@ -212,7 +212,7 @@ describe("serve --adapter anthropic, and per request", () => {
     const triple = await call(p, tu({ action: "triple_click", coordinate: [700, 500], text: "shift" }));
     expect(triple.ok, JSON.stringify(triple.error)).toBe(true);
     // Drags carry short pauses between points (toolkits compress bursts); the pointer path is what matters here.
-    const inputs = sb.requests().filter((q) => q.op === "input").map((q) => q.args.steps.filter((s: any) => s.kind !== "wait"));
+    const inputs = sb.requests().filter((q) => q.op === "input").map((q) => (q.args.steps as any[]).filter((s: any) => s.kind !== "wait"));
     expect(inputs).toEqual([
       [{ kind: "tap", keys: ["ctrl", "s"], repeat: 1 }],
       [{ kind: "scroll", x: 110, y: 120, dx: 0, dy: -2 }],
