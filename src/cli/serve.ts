@@ -2,6 +2,7 @@
 // envelope plus the same id per request on stdout. Requests are pipelined;
 // mutations on one target are serialised by the engine. EOF: finish what is
 // in flight, stop the helper, exit.
+import { StringDecoder } from "node:string_decoder";
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue, type CallContext } from "../commands/index.ts";
 import { Engine, type OperatorOptions } from "../engine/engine.ts";
@@ -151,8 +152,10 @@ export async function serveMain(argv: string[]): Promise<number> {
   // Split lines ourselves: readline's async iterator adds a scheduling hop per request.
   await new Promise<void>((resolve) => {
     let pending = "";
+    // A multi-byte character may straddle two chunks: decode as a stream.
+    const utf8 = new StringDecoder("utf8");
     process.stdin.on("data", (chunk: Buffer) => {
-      pending += chunk.toString("utf8");
+      pending += utf8.write(chunk);
       let nl: number;
       while ((nl = pending.indexOf("\n")) >= 0) {
         const line = pending.slice(0, nl).replace(/\r$/, "");
@@ -161,6 +164,7 @@ export async function serveMain(argv: string[]): Promise<number> {
       }
     });
     process.stdin.on("end", () => {
+      pending += utf8.end();
       if (pending.trim()) session.handleLine(pending);
       resolve();
     });
