@@ -281,11 +281,18 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
   validateProgram(engine, hello, program);
   const app = await resolveApp(engine, program.app);
   const needsSnapshot = program.steps.some(stepUsesElement);
-  const { window, windows } = await resolveWindowFor(engine, app, program, needsSnapshot);
-  const decision = engine.safety.checkApp(app, window, opts.command);
+  // Element-only programs act on the snapshot's own window: no window listing
+  // is needed. If that window is gone the helper says WINDOW_NOT_FOUND before
+  // any OS call, reported as SNAPSHOT_STALE window-gone.
+  const elementOnly =
+    needsSnapshot && program.windowId === undefined && program.windowIndex === undefined && program.steps.every((s) => stepUsesElement(s) || s.action === "wait");
+  const { window, windows } = elementOnly ? { window: null, windows: [] } : await resolveWindowFor(engine, app, program, needsSnapshot);
+  let decision = engine.safety.checkApp(app, window, opts.command);
   let snapshot: Snapshot | null = null;
   if (needsSnapshot) {
-    snapshot = resolveSnapshot(engine.store, app, { snapshotId: program.snapshotId, windowId: program.windowId, windowIndex: program.windowIndex, windows });
+    snapshot = resolveSnapshot(engine.store, app, { snapshotId: program.snapshotId, windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
+    // Window-level rules (settings privacy panes) see the window acted on.
+    if (elementOnly) decision = engine.safety.checkApp(app, snapshot.window, opts.command);
   }
   const windowId = snapshot?.window.windowId ?? window?.window_id ?? null;
   const receipts: StepReceipt[] = program.steps.map((s, i) => ({
@@ -308,7 +315,7 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
       engine.safety.checkPaused(opts.command);
       let element: Element | null = null;
       if (elementIndex !== null) {
-        if (i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows });
+        if (i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
         element = lookupElement(snapshot!, elementIndex);
       }
       const plan = await planStep(engine, step, element, app);
@@ -326,7 +333,11 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
       engine.safety.audit({ event: "decision", command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
       receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0);
       engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
-    } catch (err) {
+    } catch (err0) {
+      let err = err0;
+      if (err instanceof DeckhandError && err.code === "WINDOW_NOT_FOUND" && snapshot && (err.details.delivery ?? "not_dispatched") === "not_dispatched") {
+        err = new DeckhandError("SNAPSHOT_STALE", "the snapshot's window is gone", { details: { reason: "window-gone", snapshotWindowId: snapshot.window.windowId, delivery: "not_dispatched" } });
+      }
       receipts[i] = failReceipt(i, step, err, elementIndex);
       firstFailure = i;
       try {
@@ -348,9 +359,12 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
     firstFailure,
     observation: null,
   };
-  if (program.observe && window) {
+  const snapshotWindow: WireWindow | null = snapshot
+    ? { window_id: snapshot.window.windowId, title: snapshot.window.title, bounds: snapshot.window.bounds, z_index: 0, minimized: false, pid: app.pid }
+    : null;
+  if (program.observe && (window || snapshotWindow)) {
     try {
-      const obsWindow = windows.find((w) => w.window_id === windowId) ?? window;
+      const obsWindow = windows.find((w) => w.window_id === windowId) ?? window ?? snapshotWindow!;
       const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot });
       receipt.observation = appStateResult(s, app);
     } catch (err) {

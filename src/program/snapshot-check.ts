@@ -13,7 +13,7 @@ function stale(reason: string, message: string, extra: Record<string, string | n
 export function resolveSnapshot(
   store: SnapshotStore,
   app: ResolvedApp,
-  opts: { snapshotId?: string; windowId?: number; windowIndex?: number; windows: WireWindow[]; now?: number },
+  opts: { snapshotId?: string; windowId?: number; windowIndex?: number; windows: WireWindow[]; windowsKnown?: boolean; now?: number },
 ): Snapshot {
   const targetKey = targetKeyOf(app);
   const latest = store.latestId(targetKey);
@@ -36,7 +36,7 @@ export function resolveSnapshot(
 export function checkCurrent(
   snapshot: Snapshot,
   app: ResolvedApp,
-  opts: { windowId?: number; windowIndex?: number; windows: WireWindow[]; now?: number },
+  opts: { windowId?: number; windowIndex?: number; windows: WireWindow[]; windowsKnown?: boolean; now?: number },
 ): void {
   const now = opts.now ?? Date.now();
   if (now >= Date.parse(snapshot.expiresAt)) throw stale("expired", "snapshot expired", { expiresAt: snapshot.expiresAt });
@@ -49,7 +49,8 @@ export function checkCurrent(
   if (opts.windowIndex !== undefined && opts.windows[opts.windowIndex]?.window_id !== snapshot.window.windowId) {
     throw stale("window-mismatch", "the snapshot is of another window", { snapshotWindowId: snapshot.window.windowId });
   }
-  if (!opts.windows.some((w) => w.window_id === snapshot.window.windowId)) {
+  // Without a window listing (element-only programs) the helper checks the window itself.
+  if (opts.windowsKnown !== false && !opts.windows.some((w) => w.window_id === snapshot.window.windowId)) {
     throw stale("window-gone", "the snapshot's window is gone", { snapshotWindowId: snapshot.window.windowId });
   }
 }

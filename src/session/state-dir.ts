@@ -7,10 +7,16 @@ import { join } from "node:path";
  * flag: DECKHAND_STATE_DIR, else $XDG_STATE_HOME/deckhand, else
  * ~/.local/state/deckhand. Created 0700 on first use.
  */
+const made = new Set<string>();
+
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   const dir =
     env.DECKHAND_STATE_DIR ||
     join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "deckhand");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Once per process and directory: this sits on every action's path (audit).
+  if (!made.has(dir)) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    made.add(dir);
+  }
   return dir;
 }

@@ -15,6 +15,19 @@ async function refused(sb: Sandbox, argv: string[], code: string, opts = {}) {
   return e;
 }
 
+/**
+ * Refused by the helper before any OS call: the request (with the recorded
+ * window and locator) reaches it, and it answers not_dispatched. Element-only
+ * programs skip the window listing and let the helper check the window.
+ */
+async function refusedByHelper(sb: Sandbox, argv: string[], code: string) {
+  const r = await cli(sb, argv);
+  const e = expectError(r, argv[0]!, code);
+  expect(e.details.delivery).toBe("not_dispatched");
+  expect(actions(sb).length).toBeLessThanOrEqual(1);
+  return e;
+}
+
 describe("snapshots across processes", () => {
   it("get-app-state then click --element-index 1 in a separate process: accessibility, submitted", async () => {
     const sb = sandbox();
@@ -95,14 +108,14 @@ describe("refusals", () => {
   it("window-gone: the snapshot's window closed", async () => {
     const sb = await observedSandbox();
     sb.control({ goneWindows: [FIXTURE_WINDOW] });
-    const e = await refused(sb, ["click", "--app", "fixture-app", "--element-index", "1"], "SNAPSHOT_STALE");
+    const e = await refusedByHelper(sb, ["click", "--app", "fixture-app", "--element-index", "1"], "SNAPSHOT_STALE");
     expect(e.details.reason).toBe("window-gone");
   });
 
   it("window-gone: the app has no window left at all", async () => {
     const sb = await observedSandbox();
     sb.control({ goneWindows: [FIXTURE_WINDOW, FIXTURE_WINDOW_2] });
-    const e = await refused(sb, ["click", "--app", "fixture-app", "--element-index", "1"], "SNAPSHOT_STALE");
+    const e = await refusedByHelper(sb, ["click", "--app", "fixture-app", "--element-index", "1"], "SNAPSHOT_STALE");
     expect(e.details.reason).toBe("window-gone");
   });
 

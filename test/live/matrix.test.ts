@@ -216,6 +216,25 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
       await f.stop();
     }
   },
+  async "fixture.refuse.window-gone"(ctx) {
+    const f = await launchFixture(ctx.desktop);
+    try {
+      const ready = f.events().find((e) => e.event === "ready") as any;
+      const win2 = ready.windows.find((w: any) => w.title === "deckhand fixture 2").xid;
+      const st = await ctx.bg.ok("get-app-state", { app: `pid:${f.pid}`, windowId: win2, noScreenshot: true });
+      const second = find(st, BUTTON, "Second OK");
+      process.kill(f.pid, "SIGUSR2");
+      await f.waitFor((e) => e.event === "window" && e.change === "closed", 5000);
+      const mark = f.events().length;
+      const r = await ctx.bg.request("click", { app: `pid:${f.pid}`, elementIndex: second.index });
+      expect(r.error?.code).toBe("SNAPSHOT_STALE");
+      expect(r.error?.details.reason).toBe("window-gone");
+      expect(r.error?.details.delivery).toBe("not_dispatched");
+      await receivedNothing(f, mark);
+    } finally {
+      await f.stop();
+    }
+  },
   async "fixture.refuse.missing-index"(ctx) {
     const st = await observe(ctx.bg, ctx);
     const used = new Set(st.snapshot.elements.map((e: any) => e.index));
