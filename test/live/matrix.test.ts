@@ -225,6 +225,7 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
       const second = find(st, BUTTON, "Second OK");
       process.kill(f.pid, "SIGUSR2");
       await f.waitFor((e) => e.event === "window" && e.change === "closed", 5000);
+      await sleep(QUIET_MS); // focus moves when a window closes: that is not ours
       const mark = f.events().length;
       const r = await ctx.bg.request("click", { app: `pid:${f.pid}`, elementIndex: second.index });
       expect(r.error?.code).toBe("SNAPSHOT_STALE");
