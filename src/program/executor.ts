@@ -142,7 +142,7 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
     });
   }
   const n = result.node;
-  if (n && button === "left" && count === 1 && modifiers.length === 0 && n.actions.length > 0 && result.window_id !== null) {
+  if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n.role, n.actions) && result.window_id !== null) {
     const element: Element = {
       index: -1,
       role: n.role,
@@ -159,6 +159,17 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
     return { kind: "element", action: "click", element, hitWindow: result.window_id } as Plan;
   }
   return input;
+}
+
+/**
+ * Controls whose default action is what a left click does. A click into a
+ * text field or a canvas also moves focus and the caret, which no default
+ * action does: those stay foreground input.
+ */
+const PRESS_ROLES = /^(push button|button|toggle button|check box|radio button|menu item|check menu item|radio menu item|menu|link|page tab|combo box|spin button)$/;
+const PRESS_ACTIONS = new Set(["click", "press", "activate", "toggle", "jump", "open"]);
+function pressLike(role: string, actions: string[]): boolean {
+  return PRESS_ROLES.test(role) && actions.length > 0 && PRESS_ACTIONS.has(actions[0]!.toLowerCase());
 }
 
 function capabilityFor(plan: Plan): string[] {

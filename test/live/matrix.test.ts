@@ -257,6 +257,16 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
     await receivedNothing(ctx.fixture, mark);
     expect(scene(ctx.desktop).pointer).toBe(before.pointer);
   },
+  async "fixture.refuse.point-into-text-field"(ctx) {
+    const st = await observe(ctx.bg, ctx);
+    const [x, y] = centre(find(st, ENTRY, "Name"));
+    const before = scene(ctx.desktop);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.bg.request("click", { app: `pid:${ctx.fixture.pid}`, x, y });
+    expect(r.error?.code).toBe("FOREGROUND_REQUIRED");
+    await receivedNothing(ctx.fixture, mark);
+    expect(scene(ctx.desktop).pointer).toBe(before.pointer);
+  },
   async "fixture.refuse.hotkey-ungranted"(ctx) {
     const mark = ctx.fixture.events().length;
     const r = await ctx.bg.request("hotkey", { app: `pid:${ctx.fixture.pid}`, keys: ["ctrl+a"] });
