@@ -3,7 +3,7 @@
 //   {type: "tool_use", id, name: "computer", input: {action: "left_click", coordinate: [x, y]}}
 //   {type: "tool_result", tool_use_id, content: [{type: "image", source: {type: "base64", media_type: "image/png", data}}]}
 import { DeckhandError } from "../protocol/errors.ts";
-import { splitChord } from "./keys.ts";
+import { normalizeKey, splitChord } from "./keys.ts";
 import {
   chordStep,
   DEFAULT_WAIT_MS,
@@ -52,10 +52,8 @@ export const ANTHROPIC_ACTIONS = Object.freeze(Object.keys(FIELDS));
 
 /** Actions a deckhand program cannot express; refused with ACTION_UNSUPPORTED and why. */
 const UNSUPPORTED: Record<string, string> = {
-  mouse_move: "a deckhand program has no pointer-move step (hover); click, drag and scroll carry their own position",
   left_mouse_down: "a deckhand program has no separate button-down step (a button held across requests is never left pressed); use left_click_drag",
   left_mouse_up: "a deckhand program has no separate button-up step; use left_click_drag",
-  hold_key: "a deckhand program has no timed key-hold step; use key for a combination",
   cursor_position:
     "the helper protocol has no pointer query, and deckhand restores the pointer after each input, so there is no honest answer; coordinates are always explicit",
 };
@@ -109,6 +107,17 @@ export function translateAnthropicInput(input: unknown, opts: TranslateOptions =
       if (typeof amount !== "number" || !Number.isInteger(amount) || amount < 1 || amount > 100) throw invalid("scroll_amount must be an integer from 1 to 100", "scroll_amount");
       const at = a.coordinate === undefined || a.coordinate === null ? {} : coordinate(a.coordinate, "coordinate");
       return { kind: "steps", steps: [{ action: "scroll", direction: dir, amount, ...at }] };
+    }
+    case "mouse_move":
+      if (modifiers(a.text).length) throw unsupported("anthropic", action, "keys held while moving are not a program step");
+      return { kind: "steps", steps: [{ action: "move", ...coordinate(a.coordinate, "coordinate") }] };
+    case "hold_key": {
+      if (typeof a.text !== "string" || !a.text) throw invalid("hold_key needs text: the key to hold", "text");
+      const d = a.duration;
+      if (typeof d !== "number" || !Number.isFinite(d) || d <= 0 || d > 10) throw invalid("hold_key needs duration: seconds, above 0 and at most 10", "duration");
+      const keys = splitChord(a.text).map((k) => normalizeKey(k, { lowerLetters: false }));
+      if (keys.length !== 1) throw unsupported("anthropic", action, "holding a combination is not a program step; hold one key");
+      return { kind: "steps", steps: [{ action: "hold-key", key: keys[0]!, ms: Math.max(1, Math.round(d * 1000)) }] };
     }
     case "type":
       if (typeof a.text !== "string" || a.text.length === 0) throw invalid("type needs text", "text");

@@ -107,7 +107,8 @@ export function translateOpenAIAction(action: unknown, opts: TranslateOptions = 
       if (typeof a.text !== "string") throw invalid(`${where}.text must be a string`, "text");
       return [{ action: "type-text", text: a.text }];
     case "move":
-      throw unsupported("openai", "move", "a deckhand program has no pointer-move step (hover); click, drag and scroll carry their own position");
+      if (heldKeys(a, where).length) throw unsupported("openai", "move", "keys held while moving are not a program step");
+      return [{ action: "move", ...point(a.x, a.y, where) }];
     case "drag": {
       if (heldKeys(a, where).length) throw unsupported("openai", "drag", "keys held while dragging are not a program step");
       if (!Array.isArray(a.path) || a.path.length < 2) throw invalid(`${where}.path must list at least 2 points {x, y}`, "path");

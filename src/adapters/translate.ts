@@ -75,7 +75,7 @@ export function chordStep(keys: string[]): ImageStep {
 
 /** Does any step carry image coordinates (and so need the last screenshot's map)? */
 export function needsMap(steps: ImageStep[]): boolean {
-  return steps.some((s) => ((s.action === "click" || s.action === "scroll") && s.x !== undefined) || s.action === "drag");
+  return steps.some((s) => ((s.action === "click" || s.action === "scroll") && s.x !== undefined) || s.action === "drag" || s.action === "move");
 }
 
 /** Image-pixel steps -> screen-pixel steps through the map; every point is bounds-checked first. */
@@ -84,7 +84,7 @@ export function toScreenSteps(steps: ImageStep[], map: ImageMap | null): Step[] 
     throw new DeckhandError("SCREENSHOT_REQUIRED", "take a screenshot first: coordinates are pixels of the last screenshot of this session, and there is none");
   }
   return steps.map((s) => {
-    if ((s.action === "click" || s.action === "scroll") && s.x !== undefined) {
+    if (((s.action === "click" || s.action === "scroll") && s.x !== undefined) || s.action === "move") {
       const p = imageToScreen(map!, s.x, s.y);
       return { ...s, x: p.x, y: p.y };
     }

@@ -110,6 +110,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       focus: ["action.focus"],
       "perform-secondary-action": ["action.secondary"],
       wait: [],
+      move: ["input.pointer"],
+      "hold-key": ["input.keyboard"],
     };
     const actions = ACTIONS.filter((a) => actionNeeds[a]!.every(supportedCaps));
     return {

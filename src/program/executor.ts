@@ -48,7 +48,7 @@ function toLocator(el: Element): WireLocator {
 /** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
 type Plan =
   | { kind: "element"; action: "click" | "set_value" | "type_text" | "select_text" | "focus" | "scroll_into_view" | "secondary"; element: Element; text?: string; start?: number; end?: number; actionName?: string; then?: InputStep[] }
-  | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean }
+  | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean; keepPointer?: boolean }
   | { kind: "wait"; ms: number };
 
 const DRAG_STEP_MS = 15;
@@ -114,6 +114,19 @@ async function planStep(engine: Engine, step: Step, element: Element | null, app
       return { kind: "element", action: "secondary", element: element!, actionName: step.name };
     case "wait":
       return { kind: "wait", ms: step.ms };
+    case "move":
+      return { kind: "input", steps: [{ kind: "move", x: step.x, y: step.y }], pointer: true, keyboard: false, keepPointer: true };
+    case "hold-key":
+      return {
+        kind: "input",
+        steps: [
+          { kind: "key", key: step.key, down: true },
+          { kind: "wait", ms: step.ms },
+          { kind: "key", key: step.key, down: false },
+        ],
+        pointer: false,
+        keyboard: true,
+      };
   }
 }
 
@@ -265,6 +278,10 @@ function staticCapabilities(step: Step): string[][] {
       return [["action.secondary"]];
     case "wait":
       return [];
+    case "move":
+      return [["input.pointer"]];
+    case "hold-key":
+      return [["input.keyboard"]];
   }
 }
 
@@ -276,6 +293,8 @@ function definitelyForeground(step: Step): boolean {
     case "press-key":
     case "hotkey":
     case "drag":
+    case "move":
+    case "hold-key":
       return true;
     case "scroll":
       return step.elementIndex === undefined;
@@ -450,7 +469,7 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
       cleanup: receipt.cleanup,
     };
   }
-  const reply = await supervisor.request("input", { steps: plan.steps, restore_pointer: plan.pointer });
+  const reply = await supervisor.request("input", { steps: plan.steps, restore_pointer: plan.pointer && !plan.keepPointer });
   const receipt = reply.receipt!;
   return { ...base, status: "completed", delivery: receipt.delivery, route: receipt.route, verification: { verified: null, predicate: null }, cleanup: receipt.cleanup };
 }

@@ -157,6 +157,8 @@ export const ACTIONS = Object.freeze([
   "focus",
   "perform-secondary-action",
   "wait",
+  "move",
+  "hold-key",
 ] as const);
 export type ActionName = (typeof ACTIONS)[number];
 

@@ -38,6 +38,10 @@ export const Step = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("focus"), elementIndex: uint }),
   z.strictObject({ action: z.literal("perform-secondary-action"), elementIndex: uint, name: z.string().min(1) }),
   z.strictObject({ action: z.literal("wait"), ms: z.number().int().min(0).max(10_000) }),
+  // Hover: the pointer stays where it was moved (the one pointer step that is not restored).
+  z.strictObject({ action: z.literal("move"), x: int, y: int }),
+  // Press a key, hold it for ms, release it: one input, so the release is guaranteed.
+  z.strictObject({ action: z.literal("hold-key"), key: z.string().min(1), ms: z.number().int().min(1).max(10_000) }),
 ]);
 export type Step = z.infer<typeof Step>;
 

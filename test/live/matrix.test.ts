@@ -366,6 +366,30 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
     expect(Number(buttons[1]!.x) - Number(buttons[0]!.x)).toBe(60);
     expect(scene(ctx.desktop).pointer).toBe(before.pointer);
   },
+  async "fixture.fg.move.hover"(ctx) {
+    const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;
+    const st = await observe(ctx.fg, ctx);
+    const [x, y] = canvasPoint(st, ready);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("run", { program: { app: `pid:${ctx.fixture.pid}`, steps: [{ action: "move", x: x + 7, y: y + 3 }], observe: false } });
+    expect(r.steps[0]).toMatchObject({ status: "completed", route: "foreground_input", delivery: "submitted" });
+    await ctx.fixture.waitFor((e) => e.event === "motion" && e.control === "Canvas", 5000, mark);
+    expect(since(ctx.fixture, mark).filter((e) => e.event === "button")).toEqual([]);
+    expect(pointer(ctx.desktop)).toMatch(new RegExp(`^x:${x + 7} y:${y + 3} `));
+  },
+  async "fixture.fg.hold-key"(ctx) {
+    const st = await observe(ctx.fg, ctx);
+    await ctx.fg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: find(st, ENTRY, "Name").index });
+    await ctx.fixture.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.ok("run", { program: { app: `pid:${ctx.fixture.pid}`, steps: [{ action: "hold-key", key: "shift", ms: 300 }], observe: false } });
+    expect(r.steps[0]).toMatchObject({ status: "completed", route: "foreground_input" });
+    expect(r.steps[0].cleanup.keys_released).toBe(true);
+    const up = await ctx.fixture.waitFor((e) => e.event === "key" && e.type === "release" && /Shift/.test(String(e.keyval)), 5000, mark);
+    const down = since(ctx.fixture, mark).filter((e) => e.event === "key" && /Shift/.test(String(e.keyval)));
+    expect(down.map((e) => e.type)).toEqual(["press", "release"]);
+    expect(up.t - down[0]!.t).toBeGreaterThanOrEqual(290);
+  },
 };
 
 /** A screen point inside the drawing canvas (an element with no accessible children). */

@@ -170,14 +170,15 @@ describe("serve --adapter openai", () => {
     expect(mutations(sb.ops())).toEqual([]);
   });
 
-  it("unknown action: INVALID_ARGUMENTS naming it; move: ACTION_UNSUPPORTED", async () => {
+  it("unknown action: INVALID_ARGUMENTS naming it; move is foreground input", async () => {
     const sb = sandbox();
     const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app"]);
     const bad = await call(p, cc({ type: "teleport" }));
     expect(bad.error.code).toBe("INVALID_ARGUMENTS");
     expect(bad.error.message).toContain("teleport");
+    await call(p, cc({ type: "screenshot" }));
     const move = await call(p, cc({ type: "move", x: 1, y: 1 }));
-    expect(move.error.code).toBe("ACTION_UNSUPPORTED");
+    expect(move.error.code).toBe("FOREGROUND_REQUIRED");
   });
 });
 
@@ -238,10 +239,10 @@ describe("serve --adapter anthropic, and per request", () => {
     expect(outside.error.code).toBe("COORDINATE_OUT_OF_BOUNDS");
   });
 
-  it("cursor_position and hold_key are refused as ACTION_UNSUPPORTED", async () => {
+  it("cursor_position and left_mouse_down are refused as ACTION_UNSUPPORTED", async () => {
     const sb = sandbox();
     const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app"]);
-    for (const input of [{ action: "cursor_position" }, { action: "hold_key", text: "shift", duration: 1 }, { action: "left_mouse_down" }]) {
+    for (const input of [{ action: "cursor_position" }, { action: "left_mouse_down" }]) {
       const r = await call(p, tu(input));
       expect(r.error.code, input.action).toBe("ACTION_UNSUPPORTED");
       expect(r.output.is_error).toBe(true);
