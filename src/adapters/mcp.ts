@@ -10,6 +10,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ARGS, COMMAND_SUMMARY, type CommandName } from "../protocol/commands.ts";
 import { Program, Step } from "../protocol/program.ts";
+import { parseSessionFlags } from "../cli/session-flags.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue } from "../commands/index.ts";
 import { Engine, type OperatorOptions } from "../engine/engine.ts";
@@ -147,25 +148,7 @@ export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer
 }
 
 export function parseMcpArgs(argv: string[]): McpOptions {
-  const opts: McpOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new DeckhandError("INVALID_ARGUMENTS", `${a} needs a value`);
-      return v;
-    };
-    if (a === "--allow-foreground") opts.allowForeground = true;
-    else if (a === "--helper") opts.helperPath = value();
-    else if (a === "--confirm-cmd") opts.confirmCmd = value();
-    else if (a === "--policy") opts.policyPath = value();
-    else if (a === "--max-width") {
-      const v = Number(value());
-      if (!Number.isInteger(v) || v < 16 || v > 10000) throw new DeckhandError("INVALID_ARGUMENTS", "--max-width must be an integer from 16 to 10000");
-      opts.maxWidth = v;
-    } else throw new DeckhandError("INVALID_ARGUMENTS", `unknown mcp flag ${a}`, { details: { flag: a } });
-  }
-  return opts;
+  return parseSessionFlags(argv, "mcp", {} as McpOptions);
 }
 
 export const MCP_USAGE = [

@@ -10,6 +10,7 @@ import { createSafety } from "../engine/default-safety.ts";
 import type { CancelToken } from "../program/executor.ts";
 import { fail, ok, type Envelope } from "./envelope.ts";
 import { runCommand } from "./run-command.ts";
+import { parseSessionFlags } from "./session-flags.ts";
 import { AdapterSession, type AdapterOptions } from "../adapters/session.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand serve: ${m}\n`);
@@ -23,29 +24,19 @@ export interface ServeOptions extends OperatorOptions {
 
 function parseServeArgs(argv: string[]): ServeOptions {
   const opts: ServeOptions = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const value = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new DeckhandError("INVALID_ARGUMENTS", `${a} needs a value`);
-      return v;
-    };
-    if (a === "--allow-foreground") opts.allowForeground = true;
-    else if (a === "--helper") opts.helperPath = value();
-    else if (a === "--confirm-cmd") opts.confirmCmd = value();
-    else if (a === "--policy") opts.policyPath = value();
-    else if (a === "--adapter") {
+  return parseSessionFlags(argv, "serve", opts, (flag, value) => {
+    if (flag === "--adapter") {
       const v = value();
       if (v !== "native" && v !== "openai" && v !== "anthropic") throw new DeckhandError("INVALID_ARGUMENTS", `adapter ${JSON.stringify(v)} is not available (native, openai, anthropic)`);
       opts.adapter = v;
-    } else if (a === "--app") opts.app = value();
-    else if (a === "--max-width") {
-      const v = Number(value());
-      if (!Number.isInteger(v) || v < 16 || v > 10000) throw new DeckhandError("INVALID_ARGUMENTS", "--max-width must be an integer from 16 to 10000");
-      opts.maxWidth = v;
-    } else throw new DeckhandError("INVALID_ARGUMENTS", `unknown serve flag ${a}`);
-  }
-  return opts;
+      return true;
+    }
+    if (flag === "--app") {
+      opts.app = value();
+      return true;
+    }
+    return false;
+  });
 }
 
 type Line = { id: unknown; envelope: Envelope };

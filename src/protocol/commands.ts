@@ -129,21 +129,6 @@ export type CommandArgs<C extends CommandName> = z.infer<(typeof ARGS)[C]>;
 /** Frozen inventory of commands; the dispatcher and CLI derive from it. */
 export const COMMANDS = Object.freeze(Object.keys(ARGS) as CommandName[]);
 
-/** Commands that change something on the desktop (PAUSED applies to these). */
-export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>([
-  "click",
-  "set-value",
-  "type-text",
-  "press-key",
-  "hotkey",
-  "scroll",
-  "drag",
-  "select-text",
-  "focus",
-  "perform-secondary-action",
-  "run",
-]);
-
 /** Frozen inventory of actions a program step (and a single command) can be. */
 export const ACTIONS = Object.freeze([
   "click",
@@ -184,3 +169,12 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
   pause: "Stop every mutating command (across processes) until resume.",
   resume: "Lift a pause.",
 };
+
+/**
+ * Commands that change something on the desktop (PAUSED applies to these):
+ * every command that is also an action, and `run`.
+ */
+export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>([
+  ...COMMANDS.filter((c) => (ACTIONS as readonly string[]).includes(c)),
+  "run",
+]);

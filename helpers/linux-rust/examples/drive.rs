@@ -5,6 +5,7 @@
 //!   cargo run --release --example drive -- '{"op":"list_windows","args":{"pid":null}}'
 //!   drive --hello --repeat 5 '{"op":"get_tree","args":{...}}'
 //!   drive --parallel REQ1 REQ2   (send all, then read the answers)
+//!   drive --cycle --repeat 5 REQ1 REQ2   (REQ1 REQ2 REQ1 REQ2 ...)
 //!
 //! A request is {"op", "args", "deadline_ms"?}; ids are assigned here.
 //! DECKHAND_HELPER overrides the helper path (default: next to this binary's
@@ -39,6 +40,7 @@ fn main() {
     let mut repeat = 1usize;
     let mut quiet = false;
     let mut parallel = false;
+    let mut cycle = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -48,6 +50,10 @@ fn main() {
             }
             "--parallel" => {
                 parallel = true;
+                args.remove(i);
+            }
+            "--cycle" => {
+                cycle = true;
                 args.remove(i);
             }
             "--quiet" => {
@@ -102,9 +108,16 @@ fn main() {
         }
         args.clear();
     }
-    for a in &args {
+    // --cycle: the whole list `repeat` times (A B A B ...), else each
+    // request `repeat` times in turn (A A B B ...).
+    let order: Vec<&String> = if cycle {
+        (0..repeat).flat_map(|_| args.iter()).collect()
+    } else {
+        args.iter().flat_map(|a| std::iter::repeat_n(a, repeat)).collect()
+    };
+    for a in order {
         let req: serde_json::Value = serde_json::from_str(a).expect("request JSON");
-        for _ in 0..repeat {
+        {
             id += 1;
             let frame = serde_json::json!({
                 "type": "request",
@@ -124,7 +137,7 @@ fn main() {
                     continue;
                 }
                 let ms = t.elapsed().as_secs_f64() * 1e3;
-                eprintln!("[drive] {} #{id}: {ms:.1} ms", req["op"]);
+                eprintln!("[drive] {} #{id}: {ms:.3} ms", req["op"]);
                 if !quiet {
                     println!("{}", to_json(&v));
                 }

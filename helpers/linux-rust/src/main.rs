@@ -88,6 +88,13 @@ fn hello() -> Hello {
     }
 }
 
+/// DECKHAND_HELPER_DEBUG set (non-empty, not "0"): per-request timing and
+/// other success diagnostics on stderr. Failures are always logged.
+pub fn debug() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("DECKHAND_HELPER_DEBUG").is_ok_and(|v| !v.is_empty() && v != "0"))
+}
+
 enum Msg {
     Request { id: u64, op: String, deadline_ms: u64, args: rmpv::Value },
     Eof,

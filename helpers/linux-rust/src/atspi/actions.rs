@@ -3,9 +3,11 @@
 //! exactly one interface method. Never coordinates, never a different element.
 
 use super::tree::{self, Item, IF_ACTION, IF_COMPONENT, IF_EDITABLE, IF_TEXT, IF_VALUE};
+use super::cache::FrameEntry;
 use super::{A11y, ObjRef, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_COMPONENT, I_EDITABLE_TEXT, I_PROPS, I_TEXT, I_VALUE, NULL_PATH};
 use crate::error::{Code, Error, Result};
-use crate::wire::messages::{ElementActionArgs, ElementActionName, WireLocator, WireNode};
+use crate::wire::messages::{ElementActionArgs, ElementActionName, Rect, WireLocator, WireNode};
+use futures_util::future::join_all;
 use std::cell::Cell;
 use zbus::zvariant::Value;
 
@@ -25,13 +27,14 @@ fn unresolvable(msg: impl Into<String>) -> Error {
     Error::new(Code::ElementUnresolvable, msg)
 }
 
-/// Walk child indices from the frame.
-pub async fn resolve_path(a: &A11y, bus: &str, frame: &str, path: &[u32]) -> Result<(String, String, i32)> {
-    let mut cur = frame.to_string();
-    let mut parent = String::new();
-    let mut index = 0;
-    for (depth, &i) in path.iter().enumerate() {
-        let r: Result<ObjRef> = a.call(bus, &cur, I_ACCESSIBLE, "GetChildAtIndex", &(i as i32,)).await;
+/// Walk child indices from the frame, starting after the already verified
+/// prefix `known` (object paths of the path's first levels, checked live).
+/// Returns the object paths of every level (the last is the element).
+pub async fn resolve_path_from(a: &A11y, bus: &str, frame: &str, path: &[u32], known: &[String]) -> Result<Vec<String>> {
+    let mut chain: Vec<String> = known.to_vec();
+    for (depth, &i) in path.iter().enumerate().skip(known.len()) {
+        let cur = if depth == 0 { frame } else { chain[depth - 1].as_str() };
+        let r: Result<ObjRef> = a.call(bus, cur, I_ACCESSIBLE, "GetChildAtIndex", &(i as i32,)).await;
         let (_, p) = r.map_err(|e| {
             if e.code == Code::Timeout {
                 e
@@ -42,18 +45,65 @@ pub async fn resolve_path(a: &A11y, bus: &str, frame: &str, path: &[u32]) -> Res
         if p.as_str() == NULL_PATH || p.as_str().is_empty() {
             return Err(unresolvable(format!("no child {i} at depth {depth} of the locator path")).with("depth", depth as i64));
         }
-        parent = cur;
-        cur = p.to_string();
-        index = i as i32;
+        chain.push(p.to_string());
     }
-    Ok((cur, parent, index))
+    Ok(chain)
 }
 
-/// Resolve a locator and check the element is the same one.
-pub async fn resolve(a: &A11y, bus: &str, frame: &str, loc: &WireLocator) -> Result<(Item, String)> {
-    let (path, parent, index) = resolve_path(a, bus, frame, &loc.path).await?;
-    let (item, identifier) = tokio::join!(tree::describe(a, bus, &path, &parent, index), tree::read_identifier(a, bus, &path));
-    let item = item.map_err(|e| if e.code == Code::Timeout { e } else { unresolvable(format!("element vanished: {}", e.message)) })?;
+/// Reads made together with the identity check, before acting: only ones
+/// that reveal no content (never a text), used once the identity matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    Nothing,
+    Actions,
+    CaretAndSelections,
+    Selections,
+}
+
+impl Want {
+    pub fn for_action(a: ElementActionName) -> Want {
+        match a {
+            ElementActionName::Click | ElementActionName::Secondary => Want::Actions,
+            ElementActionName::TypeText => Want::CaretAndSelections,
+            ElementActionName::SelectText => Want::Selections,
+            _ => Want::Nothing,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Prefetch {
+    pub actions: Option<Vec<String>>,
+    pub caret: Option<i32>,
+    pub nsel: Option<i32>,
+}
+
+async fn prefetch(a: &A11y, bus: &str, path: &str, want: Want) -> Prefetch {
+    let caret = async {
+        a.prop(bus, path, I_TEXT, "CaretOffset").await.ok().and_then(|v| i32::try_from(v).ok())
+    };
+    let nsel = async { a.call::<_, i32>(bus, path, I_TEXT, "GetNSelections", &()).await.ok() };
+    match want {
+        Want::Nothing => Prefetch::default(),
+        Want::Actions => Prefetch { actions: actions(a, bus, path).await.ok(), ..Default::default() },
+        Want::CaretAndSelections => {
+            let (caret, nsel) = tokio::join!(caret, nsel);
+            Prefetch { caret, nsel, ..Default::default() }
+        }
+        Want::Selections => Prefetch { nsel: nsel.await, ..Default::default() },
+    }
+}
+
+/// A resolved, identity-checked element.
+pub struct Resolved {
+    pub item: Item,
+    /// Object paths of the locator path's levels (last = the element).
+    pub chain: Vec<String>,
+    pub pre: Prefetch,
+}
+
+/// Role, name and identifier of the element must all be the locator's.
+fn check_identity(item: &Item, identifier: &str, loc: &WireLocator) -> Result<()> {
     let role = tree::role_name(item.role);
     if role != loc.role {
         return Err(unresolvable("the element at the locator's path has another role")
@@ -68,9 +118,119 @@ pub async fn resolve(a: &A11y, bus: &str, frame: &str, loc: &WireLocator) -> Res
     if identifier != loc.identifier {
         return Err(unresolvable("the element at the locator's path has another identifier")
             .with("expected", loc.identifier.clone())
-            .with("found", identifier));
+            .with("found", identifier.to_string()));
     }
-    Ok((item, identifier))
+    Ok(())
+}
+
+/// Describe the element at the end of `chain` (identity + prefetch, in one
+/// pipelined batch).
+async fn describe_target(a: &A11y, bus: &str, frame: &str, loc: &WireLocator, chain: &[String], want: Want) -> (Result<(Item, String)>, Prefetch) {
+    let n = chain.len();
+    let (path, parent) = match n {
+        0 => (frame, ""),
+        1 => (chain[0].as_str(), frame),
+        _ => (chain[n - 1].as_str(), chain[n - 2].as_str()),
+    };
+    let index = loc.path.last().copied().unwrap_or(0) as i32;
+    tokio::join!(tree::describe_with_id(a, bus, path, parent, index), prefetch(a, bus, path, want))
+}
+
+/// Resolve a locator from the frame (after the verified prefix `known`) and
+/// check the element is the same one.
+pub async fn resolve_from(a: &A11y, bus: &str, frame: &str, loc: &WireLocator, known: &[String], want: Want) -> Result<Resolved> {
+    let chain = resolve_path_from(a, bus, frame, &loc.path, known).await?;
+    let (described, pre) = describe_target(a, bus, frame, loc, &chain, want).await;
+    let (item, identifier) = described.map_err(|e| if e.code == Code::Timeout { e } else { unresolvable(format!("element vanished: {}", e.message)) })?;
+    check_identity(&item, &identifier, loc)?;
+    Ok(Resolved { item, chain, pre })
+}
+
+/// What is needed to tell whether a cached frame is still the window's.
+pub struct FrameFacts {
+    name: Option<String>,
+    extents: Option<Rect>,
+}
+
+pub async fn frame_facts(a: &A11y, fe: &FrameEntry) -> FrameFacts {
+    let name = async { a.prop_string(&fe.bus, &fe.frame, I_ACCESSIBLE, "Name").await.ok() };
+    if fe.by_name {
+        return FrameFacts { name: name.await, extents: None };
+    }
+    let (name, extents) = tokio::join!(name, tree::extents(a, &fe.bus, &fe.frame));
+    FrameFacts { name, extents }
+}
+
+/// Whether a cached frame is still the window's: the same test that chose it
+/// (its name is the window's title; or, chosen by extents, its name is
+/// unchanged and its extents still match the window's bounds).
+pub fn frame_matches(fe: &FrameEntry, f: &FrameFacts, title: &str, bounds: Rect) -> bool {
+    if fe.by_name {
+        return f.name.as_deref().is_some_and(|n| n.trim() == title.trim());
+    }
+    f.name.as_deref() == Some(fe.name.as_str()) && f.extents.is_some_and(|r| tree::extents_distance(&r, &bounds) <= tree::FRAME_SLACK)
+}
+
+pub async fn frame_still_valid(a: &A11y, fe: &FrameEntry, title: &str, bounds: Rect) -> bool {
+    frame_matches(fe, &frame_facts(a, fe).await, title, bounds)
+}
+
+/// What a resolution through cached guesses gave.
+pub enum Fast {
+    /// The cached frame is no longer the window's: resolve it again.
+    FrameInvalid,
+    /// The answer, exactly what `resolve_from` from the frame would give.
+    Done(Result<Resolved>),
+}
+
+/// Resolve a locator through a cached frame and cached object paths of the
+/// locator path's levels (`guess`, possibly shorter than the path), all
+/// checked live in one pipelined batch: the frame still is the window's, and
+/// GetChildAtIndex of each level's parent still answers the guessed object.
+/// The element's role, name and identifier are read in the same batch (and
+/// compared only if every level matched). From the first level that does not
+/// match, the walk goes on one level at a time, as `resolve_from` does.
+///
+/// `window` gives the window's (title, bounds), or fails (then nothing else
+/// counts). It is polled after the batch has been sent, so its synchronous
+/// X round trip overlaps the application's work.
+pub async fn resolve_cached(
+    a: &A11y,
+    fe: &FrameEntry,
+    loc: &WireLocator,
+    guess: &[String],
+    want: Want,
+    window: impl std::future::Future<Output = Result<(String, Rect)>>,
+) -> Result<Fast> {
+    let (bus, frame) = (fe.bus.as_str(), fe.frame.as_str());
+    let n = loc.path.len();
+    let m = guess.len().min(n);
+    let guess = &guess[..m];
+    let parent_at = |k: usize| if k == 0 { frame } else { guess[k - 1].as_str() };
+    let links = join_all((0..m).map(|k| async move {
+        a.call::<_, ObjRef>(bus, parent_at(k), I_ACCESSIBLE, "GetChildAtIndex", &(loc.path[k] as i32,)).await
+    }));
+    let target = async {
+        if m == n {
+            Some(describe_target(a, bus, frame, loc, guess, want).await)
+        } else {
+            None
+        }
+    };
+    // tokio::join! polls in order on the first poll: every D-Bus call is on
+    // its way before the X work (last) blocks.
+    let (facts, links, target, window) = tokio::join!(frame_facts(a, fe), links, target, window);
+    let (title, bounds) = window?;
+    if !frame_matches(fe, &facts, &title, bounds) {
+        return Ok(Fast::FrameInvalid);
+    }
+    let verified = links.iter().zip(guess).take_while(|(r, g)| matches!(r, Ok((_, p)) if p.as_str() == g.as_str())).count();
+    if verified == n {
+        if let Some((Ok((item, identifier)), pre)) = target {
+            return Ok(Fast::Done(check_identity(&item, &identifier, loc).map(|_| Resolved { item, chain: guess.to_vec(), pre })));
+        }
+    }
+    Ok(Fast::Done(resolve_from(a, bus, frame, loc, &guess[..verified], want).await))
 }
 
 fn unsupported(msg: impl Into<String>) -> Error {
@@ -91,7 +251,7 @@ async fn actions(a: &A11y, bus: &str, path: &str) -> Result<Vec<String>> {
 }
 
 /// Perform the action on a resolved, verified element.
-pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d: &Dispatch) -> Result<Outcome> {
+pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d: &Dispatch, pre: &Prefetch) -> Result<Outcome> {
     let path = it.path.as_str();
     let secure = it.secure();
     let has = |bit: u32| it.ifaces & bit != 0;
@@ -101,7 +261,10 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             if !has(IF_ACTION) {
                 return Err(unsupported("the element has no actions"));
             }
-            let names = actions(a, bus, path).await?;
+            let names = match &pre.actions {
+                Some(n) => n.clone(),
+                None => actions(a, bus, path).await?,
+            };
             let Some(first) = names.first().cloned() else {
                 return Err(unsupported("the element advertises no action"));
             };
@@ -160,13 +323,13 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             if !has(IF_EDITABLE) || !has(IF_TEXT) {
                 return Err(unsupported("the element has no editable text"));
             }
-            let caret: i32 = a
-                .prop(bus, path, I_TEXT, "CaretOffset")
-                .await
-                .ok()
-                .and_then(|v| i32::try_from(v).ok())
-                .unwrap_or(-1);
-            let nsel: i32 = a.call(bus, path, I_TEXT, "GetNSelections", &()).await.unwrap_or(0);
+            let (caret, nsel) = match (pre.caret, pre.nsel) {
+                (Some(c), Some(n)) => (c, n),
+                _ => tokio::join!(
+                    async { a.prop(bus, path, I_TEXT, "CaretOffset").await.ok().and_then(|v| i32::try_from(v).ok()).unwrap_or(-1) },
+                    async { a.call::<_, i32>(bus, path, I_TEXT, "GetNSelections", &()).await.unwrap_or(0) },
+                ),
+            };
             let mut at = caret;
             let mut deleted = false;
             if nsel > 0 {
@@ -222,7 +385,10 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             if !has(IF_TEXT) {
                 return Err(unsupported("the element has no text"));
             }
-            let nsel: i32 = a.call(bus, path, I_TEXT, "GetNSelections", &()).await.unwrap_or(0);
+            let nsel: i32 = match pre.nsel {
+                Some(n) => n,
+                None => a.call(bus, path, I_TEXT, "GetNSelections", &()).await.unwrap_or(0),
+            };
             d.sent.set(true);
             let ok: bool = if nsel > 0 {
                 a.call(bus, path, I_TEXT, "SetSelection", &(0i32, s, e)).await.map_err(fail)?
@@ -268,7 +434,10 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             if !has(IF_ACTION) {
                 return Err(unsupported("the element has no actions"));
             }
-            let names = actions(a, bus, path).await?;
+            let names = match &pre.actions {
+                Some(n) => n.clone(),
+                None => actions(a, bus, path).await?,
+            };
             let Some(idx) = names.iter().position(|n| *n == name) else {
                 return Err(unsupported(format!("the element does not advertise action {name:?}")).with("available", names.join(",")));
             };
@@ -282,31 +451,233 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
     }
 }
 
-/// The deepest accessible at a screen point under `frame`, with its path.
-pub async fn accessible_at(a: &A11y, bus: &str, frame: &str, x: i32, y: i32) -> Result<Option<WireNode>> {
-    let mut cur = frame.to_string();
-    let mut found = false;
-    for _ in 0..64 {
-        let r: Result<ObjRef> = a.call(bus, &cur, I_COMPONENT, "GetAccessibleAtPoint", &(x, y, COORD_SCREEN)).await;
-        match r {
-            Ok((_, p)) if p.as_str() != NULL_PATH && !p.as_str().is_empty() && p.as_str() != cur => {
-                cur = p.to_string();
-                found = true;
+/// What `accessible_at_guessed` gave.
+pub enum At {
+    /// The cached frame is no longer the window's.
+    FrameInvalid,
+    /// The answer (exactly what the one-call-at-a-time descent and parent
+    /// climb give), and what was learned on the way: (path, object, extents)
+    /// of every level below the frame.
+    Done(Box<Result<Option<WireNode>>>, Vec<(Vec<u32>, String, Option<Rect>)>),
+}
+
+fn real_child(p: &str, cur: &str) -> bool {
+    p != NULL_PATH && !p.is_empty() && p != cur
+}
+
+/// `accessible_at`, faster when earlier requests left guesses:
+/// - `check`: (title, bounds) of the window when `fe` came from the cache;
+///   the frame is re-checked in the first batch.
+/// - `guess`: the chain of objects GetAccessibleAtPoint is expected to
+///   descend through (with their paths). Every level's GetAccessibleAtPoint
+///   is sent at once, each to the guessed object of the level above; the
+///   answers are taken up to the first level that differs from the guess,
+///   whose answer (live, from a verified object) continues the descent one
+///   call at a time. The result is the same chain the sequential descent
+///   finds.
+/// - `path_of`: locator paths known for objects; used to check the path
+///   with one GetChildAtIndex per level instead of reading whole child
+///   lists. Parent of every level is read in the same batch and must be the
+///   level above (else the parents are climbed one at a time, as before).
+pub async fn accessible_at_guessed(
+    a: &A11y,
+    fe: &FrameEntry,
+    check: Option<(&str, Rect)>,
+    x: i32,
+    y: i32,
+    guess: &[(Vec<u32>, String)],
+    path_of: &dyn Fn(&str) -> Option<Vec<u32>>,
+) -> At {
+    let (bus, frame) = (fe.bus.as_str(), fe.frame.as_str());
+    let at_point = |obj: String| async move { a.call::<_, ObjRef>(bus, &obj, I_COMPONENT, "GetAccessibleAtPoint", &(x, y, COORD_SCREEN)).await };
+    // Descent: the guessed levels all at once.
+    let asked: Vec<String> = std::iter::once(frame.to_string()).chain(guess.iter().map(|(_, o)| o.clone())).collect();
+    let valid = async {
+        match check {
+            Some((title, bounds)) => frame_still_valid(a, fe, title, bounds).await,
+            None => true,
+        }
+    };
+    // If the guess is the whole chain, everything else the answer needs,
+    // read in the same batch (used only if the descent confirms the guess).
+    let guessed_chain: Vec<String> = asked.clone();
+    let guessed_path: Option<Vec<u32>> = guess.last().map(|(p, _)| p.clone()).filter(|p| {
+        p.len() == guess.len() && guess.iter().enumerate().all(|(k, (q, _))| q.len() == k + 1 && q[..] == p[..k + 1])
+    });
+    let speculative = async {
+        match &guessed_path {
+            // The guessed levels' extents are known already (they made the guess).
+            Some(gp) if !guess.is_empty() => Some(finish_batch(a, bus, &guessed_chain, gp, &vec![true; guessed_chain.len()]).await),
+            _ => None,
+        }
+    };
+    let (valid, answers, speculative) = tokio::join!(valid, join_all(asked.iter().cloned().map(at_point)), speculative);
+    if !valid {
+        return At::FrameInvalid;
+    }
+    let mut chain: Vec<String> = vec![frame.to_string()];
+    let mut next: Option<String> = None;
+    for (k, r) in answers.into_iter().enumerate() {
+        let cur = chain.last().expect("non-empty").clone();
+        let ans = match r {
+            Ok((_, p)) if real_child(p.as_str(), &cur) => Some(p.to_string()),
+            _ => None,
+        };
+        match (ans, guess.get(k)) {
+            (Some(p), Some((_, g))) if p == *g => chain.push(p),
+            (ans, _) => {
+                next = ans;
+                break;
             }
-            _ => break,
         }
     }
-    if !found {
+    // The rest of the descent, one level at a time (64 levels at most, as
+    // before).
+    while let Some(p) = next.take() {
+        if chain.len() > 64 {
+            break;
+        }
+        chain.push(p);
+        let cur = chain.last().expect("non-empty").clone();
+        if let Ok((_, p)) = at_point(cur.clone()).await {
+            if real_child(p.as_str(), &cur) {
+                next = Some(p.to_string());
+            }
+        }
+    }
+    if chain.len() == 1 {
         // The point may still be inside the frame itself.
         match tree::extents(a, bus, frame).await {
             Some(r) if r.contains(x, y) => {}
-            _ => return Ok(None),
+            _ => return At::Done(Box::new(Ok(None)), Vec::new()),
         }
     }
-    // Path from the frame: climb the parents, then find each child's
-    // position in its parent's GetChildren list (GetIndexInParent disagrees
-    // with GetChildAtIndex in some GTK containers).
-    let mut chain = vec![cur.clone()];
+    let fin = match speculative {
+        Some(f) if chain == guessed_chain && matches!(f.path, Ok(Some(_))) => f,
+        _ => {
+            // Paths the cache knows for the levels, if consistent.
+            let mut p: Vec<u32> = Vec::new();
+            let mut ok = true;
+            for (k, obj) in chain.iter().enumerate().skip(1) {
+                match path_of(obj) {
+                    Some(q) if q.len() == k && q[..k - 1] == p[..] => p = q,
+                    _ => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            let known: Vec<bool> = chain.iter().enumerate().map(|(k, o)| k == 0 || guess.iter().any(|(_, g)| g == o)).collect();
+            let mut f = finish_batch(a, bus, &chain, if ok { &p } else { &[] }, &known).await;
+            if ok && matches!(f.path, Ok(None)) {
+                // The cached paths were wrong: read the child lists.
+                f.path = positions_in_children(a, bus, &chain).await;
+            }
+            f
+        }
+    };
+    let Finish { path, described, actions: acts, mut extents } = fin;
+    let path = match path {
+        Err(e) => return At::Done(Box::new(Err(e)), Vec::new()),
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            // Some level is not a child of the one above (the descent skipped
+            // levels): climb the parents, as the one-call-at-a-time code does.
+            match climb_path(a, bus, frame, chain.last().expect("non-empty")).await {
+                Ok(Some((c, p))) => {
+                    chain = c;
+                    extents.clear(); // they were the descent's levels
+                    p
+                }
+                Ok(None) => return At::Done(Box::new(Ok(None)), Vec::new()),
+                Err(e) => return At::Done(Box::new(Err(e)), Vec::new()),
+            }
+        }
+    };
+    let learned: Vec<(Vec<u32>, String, Option<Rect>)> = if extents.len() == chain.len() {
+        (1..chain.len()).map(|k| (path[..k].to_vec(), chain[k].clone(), extents[k])).collect()
+    } else {
+        (1..chain.len()).map(|k| (path[..k].to_vec(), chain[k].clone(), None)).collect()
+    };
+    let (mut item, identifier) = match described {
+        Ok(d) => d,
+        Err(e) => return At::Done(Box::new(Err(e)), learned),
+    };
+    item.parent = if chain.len() >= 2 { chain[chain.len() - 2].clone() } else { String::new() };
+    item.index = path.last().copied().unwrap_or(0) as i32;
+    let cur = chain.last().expect("non-empty");
+    let bounds = if item.ifaces & IF_COMPONENT != 0 && item.showing() {
+        match extents.last() {
+            Some(e) if item.path == *cur && extents.len() == chain.len() => *e,
+            _ => tree::extents(a, bus, cur).await,
+        }
+    } else {
+        None
+    };
+    let actions = if item.ifaces & IF_ACTION != 0 {
+        acts.map(|v| v.into_iter().map(|(n, _, _)| n).filter(|n| !n.is_empty()).collect()).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    // Read after the role is known: never the text of a secure field.
+    let value = tree::read_value(a, bus, &item).await;
+    let node = tree::wire_node(path, &item, tree::Details { bounds, value, actions, identifier });
+    At::Done(Box::new(Ok(Some(node))), learned)
+}
+
+/// What the answer of a hit test needs once the chain is known.
+struct Finish {
+    /// The locator path, when every level is the child of the one above at
+    /// that index (None: not shown so).
+    path: Result<Option<Vec<u32>>>,
+    described: Result<(Item, String)>,
+    actions: Result<Vec<(String, String, String)>>,
+    /// Extents of every level of the chain (frame first); levels marked known
+    /// are not asked again (None).
+    extents: Vec<Option<Rect>>,
+}
+
+/// One pipelined batch: GetChildAtIndex of each level at the guessed index
+/// (`path`; without one, each level's GetChildren list), the element's
+/// description, id and actions, and the extents of the chain's levels.
+async fn finish_batch(a: &A11y, bus: &str, chain: &[String], path: &[u32], known: &[bool]) -> Finish {
+    let levels = chain.len() - 1;
+    let cur = chain[levels].as_str();
+    let positions = async {
+        if path.len() == levels {
+            let r = join_all((0..levels).map(|k| {
+                let (parent, i) = (chain[k].as_str(), path[k]);
+                async move { a.call::<_, ObjRef>(bus, parent, I_ACCESSIBLE, "GetChildAtIndex", &(i as i32,)).await }
+            }))
+            .await;
+            let all = r.iter().enumerate().all(|(k, r)| matches!(r, Ok((_, p)) if p.as_str() == chain[k + 1]));
+            Ok(all.then(|| path.to_vec()))
+        } else {
+            positions_in_children(a, bus, chain).await
+        }
+    };
+    let extents = join_all(chain.iter().enumerate().map(|(k, o)| async move {
+        if known.get(k).copied().unwrap_or(false) && k != levels {
+            None
+        } else {
+            tree::extents(a, bus, o).await
+        }
+    }));
+    let parent = if levels >= 1 { chain[levels - 1].as_str() } else { "" };
+    let (positions, extents, described, actions) = tokio::join!(
+        positions,
+        extents,
+        tree::describe_with_id(a, bus, cur, parent, path.last().copied().unwrap_or(0) as i32),
+        a.call::<_, Vec<(String, String, String)>>(bus, cur, I_ACTION, "GetActions", &()),
+    );
+    Finish { path: positions, described, actions, extents }
+}
+
+/// Chain of objects from the frame down to `cur` by climbing Parent, and the
+/// path from each one's position in its parent's GetChildren list
+/// (GetIndexInParent disagrees with GetChildAtIndex in some GTK containers).
+async fn climb_path(a: &A11y, bus: &str, frame: &str, cur: &str) -> Result<Option<(Vec<String>, Vec<u32>)>> {
+    let mut chain = vec![cur.to_string()];
     while chain.last().map(|p| p != frame).unwrap_or(false) {
         if chain.len() > 256 {
             return Ok(None);
@@ -319,16 +690,18 @@ pub async fn accessible_at(a: &A11y, bus: &str, frame: &str, x: i32, y: i32) -> 
         }
     }
     chain.reverse(); // frame ... cur
-    let lists = futures_util::future::join_all(chain[..chain.len() - 1].iter().map(|p| a.children(bus, p))).await;
+    Ok(positions_in_children(a, bus, &chain).await?.map(|p| (chain, p)))
+}
+
+/// Each level's position in its parent's GetChildren list, all lists read
+/// at once.
+async fn positions_in_children(a: &A11y, bus: &str, chain: &[String]) -> Result<Option<Vec<u32>>> {
+    let lists = join_all(chain[..chain.len() - 1].iter().map(|p| a.children(bus, p))).await;
     let mut path = Vec::new();
     for (i, l) in lists.into_iter().enumerate() {
         let l = l?;
         let Some(pos) = l.iter().position(|(_, p)| p.as_str() == chain[i + 1]) else { return Ok(None) };
         path.push(pos as u32);
     }
-    let parent_path = if chain.len() >= 2 { chain[chain.len() - 2].clone() } else { String::new() };
-    let my_index = path.last().copied().unwrap_or(0) as i32;
-    let item = tree::describe(a, bus, &cur, &parent_path, my_index).await?;
-    let mut nodes = tree::nodes_for(a, bus, vec![(path, &item)]).await;
-    Ok(nodes.pop())
+    Ok(Some(path))
 }

@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod apps;
+pub mod cache;
 pub mod tree;
 
 use crate::error::{Code, Error, Result};

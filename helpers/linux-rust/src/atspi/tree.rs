@@ -6,7 +6,7 @@
 //! with pipelined concurrent calls on the same connection. Fallback: a
 //! breadth-first walk, each level's calls pipelined.
 
-use super::{within, A11y, ObjRef, CACHE_PATH, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_CACHE, I_COMPONENT, I_TEXT, I_VALUE, NULL_PATH, ROOT_PATH};
+use super::{within, A11y, ObjRef, CACHE_PATH, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_CACHE, I_COMPONENT, I_PROPS, I_TEXT, I_VALUE, NULL_PATH, ROOT_PATH};
 use crate::error::{Code, Error, Result};
 use crate::wire::messages::{Rect, WireNode};
 use atspi::{Role, StateSet};
@@ -212,36 +212,115 @@ pub async fn describe(a: &A11y, bus: &str, path: &str, parent: &str, index: i32)
     })
 }
 
+/// Describe one accessible and read its AccessibleId in four concurrent
+/// calls: GetRole, GetState, GetInterfaces and Properties.GetAll (name,
+/// description, child count and id in one reply). If GetAll fails (a toolkit
+/// without it), the properties are read one by one, as `describe` does.
+pub async fn describe_with_id(a: &A11y, bus: &str, path: &str, parent: &str, index: i32) -> Result<(Item, String)> {
+    let (role, states, ifaces, all) = tokio::join!(
+        a.call::<_, u32>(bus, path, I_ACCESSIBLE, "GetRole", &()),
+        a.call::<_, Vec<u32>>(bus, path, I_ACCESSIBLE, "GetState", &()),
+        a.call::<_, Vec<String>>(bus, path, I_ACCESSIBLE, "GetInterfaces", &()),
+        a.call::<_, HashMap<String, OwnedValue>>(bus, path, I_PROPS, "GetAll", &(I_ACCESSIBLE,)),
+    );
+    let role = role?;
+    let string = |m: &mut HashMap<String, OwnedValue>, k: &str| m.remove(k).and_then(|v| String::try_from(v).ok());
+    let (name, description, count, identifier) = match all {
+        Ok(mut m) => {
+            let name = string(&mut m, "Name");
+            let description = string(&mut m, "Description");
+            let count = m.remove("ChildCount").and_then(|v| i32::try_from(v).ok());
+            let identifier = string(&mut m, "AccessibleId");
+            (name, description, count, identifier)
+        }
+        Err(_) => (None, None, None, None),
+    };
+    // Anything GetAll did not carry: asked for on its own.
+    let (name, description, count, identifier) = tokio::join!(
+        async {
+            match name {
+                Some(n) => n,
+                None => a.prop_string(bus, path, I_ACCESSIBLE, "Name").await.unwrap_or_default(),
+            }
+        },
+        async {
+            match description {
+                Some(d) => d,
+                None => a.prop_string(bus, path, I_ACCESSIBLE, "Description").await.unwrap_or_default(),
+            }
+        },
+        async {
+            match count {
+                Some(c) => c,
+                None => a.prop(bus, path, I_ACCESSIBLE, "ChildCount").await.ok().and_then(|v| i32::try_from(v).ok()).unwrap_or(0),
+            }
+        },
+        async {
+            match identifier {
+                Some(i) => i,
+                None => read_identifier(a, bus, path).await,
+            }
+        },
+    );
+    let item = Item {
+        path: path.to_string(),
+        parent: parent.to_string(),
+        index,
+        role,
+        name,
+        description,
+        states: states_from_words(&states.unwrap_or_default()),
+        ifaces: iface_bits(&ifaces.unwrap_or_default()),
+        child_count: count,
+    };
+    Ok((item, identifier))
+}
+
 /// The window's frame among the app's top-level accessibles: same name as
 /// the X window's title; ties (and no-name-match) broken by extents.
 pub async fn match_frame(a: &A11y, bus: &str, candidates: &[(String, String)], title: &str, bounds: Rect) -> Result<String> {
+    Ok(match_frame_how(a, bus, candidates, title, bounds).await?.0)
+}
+
+/// `match_frame`, also saying whether the frame was the only one named like
+/// the title (true) or chosen by its extents (false).
+pub async fn match_frame_how(a: &A11y, bus: &str, candidates: &[(String, String)], title: &str, bounds: Rect) -> Result<(String, bool)> {
     if candidates.is_empty() {
         return Err(Error::new(Code::WindowNotFound, "the application exposes no top-level accessible"));
     }
     let named: Vec<&(String, String)> = candidates.iter().filter(|(_, n)| n.trim() == title.trim()).collect();
     if named.len() == 1 {
-        return Ok(named[0].0.clone());
+        return Ok((named[0].0.clone(), true));
     }
     let pool: Vec<&(String, String)> = if named.is_empty() { candidates.iter().collect() } else { named };
     let ext = join_all(pool.iter().map(|(p, _)| extents(a, bus, p))).await;
     let mut best: Option<(i64, &String)> = None;
     for ((p, _), e) in pool.iter().zip(ext) {
         if let Some(r) = e {
-            let d = (r.x as i64 - bounds.x as i64).abs()
-                + (r.y as i64 - bounds.y as i64).abs()
-                + (r.width as i64 - bounds.width as i64).abs()
-                + (r.height as i64 - bounds.height as i64).abs();
+            let d = extents_distance(&r, &bounds);
             if best.is_none_or(|(bd, _)| d < bd) {
                 best = Some((d, p));
             }
         }
     }
     match best {
-        Some((d, p)) if d <= 64 || pool.len() == 1 => Ok(p.clone()),
-        _ if pool.len() == 1 => Ok(pool[0].0.clone()),
+        Some((d, p)) if d <= FRAME_SLACK || pool.len() == 1 => Ok((p.clone(), false)),
+        _ if pool.len() == 1 => Ok((pool[0].0.clone(), false)),
         _ => Err(Error::new(Code::WindowNotFound, format!("no accessible frame matches the window titled {title:?}"))),
     }
 }
+
+/// How far a frame's extents are from a window's client bounds (sum of the
+/// four coordinate differences; a frame's extents include the decorations).
+pub fn extents_distance(r: &Rect, bounds: &Rect) -> i64 {
+    (r.x as i64 - bounds.x as i64).abs()
+        + (r.y as i64 - bounds.y as i64).abs()
+        + (r.width as i64 - bounds.width as i64).abs()
+        + (r.height as i64 - bounds.height as i64).abs()
+}
+
+/// Largest `extents_distance` at which a frame matches a window.
+pub const FRAME_SLACK: i64 = 64;
 
 /// Component.GetExtents in screen coordinates; None when unknown or off-screen.
 pub async fn extents(a: &A11y, bus: &str, path: &str) -> Option<Rect> {
@@ -566,17 +645,16 @@ pub fn wire_node(path: Vec<u32>, it: &Item, d: Details) -> WireNode {
     }
 }
 
-/// Turn items into wire nodes (details fetched pipelined).
-pub async fn nodes_for(a: &A11y, bus: &str, chosen: Vec<(Vec<u32>, &Item)>) -> Vec<WireNode> {
-    let items: Vec<&Item> = chosen.iter().map(|(_, i)| *i).collect();
-    let details = fetch_details(a, bus, &items).await;
-    chosen.into_iter().zip(details).map(|((path, it), d)| wire_node(path, it, d)).collect()
-}
-
 pub struct Tree {
     pub nodes: Vec<WireNode>,
     pub truncated: bool,
     pub source: &'static str,
+    /// The frame the tree was read from, and how it was matched.
+    pub frame: String,
+    pub frame_by_name: bool,
+    pub frame_name: String,
+    /// Object path of each returned node, in `nodes` order.
+    pub objects: Vec<String>,
 }
 
 /// Locate the app's frame for an X window and read its subtree.
@@ -585,7 +663,8 @@ pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Lim
     let cached = model_from_cache(a, bus).await;
     let t_cache = t0.elapsed();
     let cands = frame_candidates(a, bus, cached.as_ref()).await?;
-    let frame = match_frame(a, bus, &cands, title, bounds).await?;
+    let (frame, frame_by_name) = match_frame_how(a, bus, &cands, title, bounds).await?;
+    let frame_name = cands.iter().find(|(p, _)| *p == frame).map(|(_, n)| n.clone()).unwrap_or_default();
     let (mut model, source) = match cached {
         Some(m) if m.items.contains_key(&frame) => (m, "cache"),
         _ => (walk(a, bus, &frame, lim).await?, "walk"),
@@ -607,6 +686,7 @@ pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Lim
     let extra = fetch_details(a, bus, &missing).await;
     let mut extra: HashMap<&str, Details> = missing.iter().map(|i| i.path.as_str()).zip(extra).collect();
     let n_items = model.items.len();
+    let objects: Vec<String> = chosen.iter().map(|c| c.item.path.clone()).collect();
     let nodes: Vec<WireNode> = chosen
         .into_iter()
         .map(|c| {
@@ -614,13 +694,15 @@ pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Lim
             wire_node(c.path, c.item, d)
         })
         .collect();
-    eprintln!(
-        "deckhand-helper-linux: get_tree {} nodes (source {source}, {n_items} items, {repaired} repair calls, cache {:.1} ms) in {:.1} ms",
-        nodes.len(),
-        t_cache.as_secs_f64() * 1e3,
-        t0.elapsed().as_secs_f64() * 1e3
-    );
-    Ok(Tree { nodes, truncated, source })
+    if crate::debug() {
+        eprintln!(
+            "deckhand-helper-linux: get_tree {} nodes (source {source}, {n_items} items, {repaired} repair calls, cache {:.1} ms) in {:.1} ms",
+            nodes.len(),
+            t_cache.as_secs_f64() * 1e3,
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(Tree { nodes, truncated, source, frame, frame_by_name, frame_name, objects })
 }
 
 /// Secure (password) fields showing in the frame: their screen bounds.

@@ -1,9 +1,8 @@
 //! Mutating ops (element_action, input: always with a receipt) and
 //! watch_user_input.
 
-use super::{deadline_of, send_event, Ctx};
-use crate::atspi::actions::{self, Dispatch};
-use crate::atspi::{apps, tree};
+use super::{deadline_of, resolve_frame, send_event, Ctx};
+use crate::atspi::actions::{self, Dispatch, Fast, Want};
 use crate::error::{Code, Error, Result};
 use crate::wire::codec::to_value;
 use crate::wire::messages::*;
@@ -19,18 +18,58 @@ pub async fn element_action(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::V
     let (d, _deadline) = deadline_of(deadline_ms);
     let dispatch = Dispatch::default();
     let work = async {
-        let w = ctx.with_x(|x| windows::window_info(x, a.window_id))?;
-        if let Some(p) = w.pid {
-            if p != a.pid {
-                return Err(Error::new(Code::WindowNotFound, format!("window {} belongs to pid {p}, not {}", a.window_id, a.pid)));
+        // The X facts of the window; it must belong to `pid`.
+        let window = || {
+            ctx.with_x(|x| windows::window_info(x, a.window_id)).and_then(|w| match w.pid {
+                Some(p) if p != a.pid => {
+                    Err(Error::new(Code::WindowNotFound, format!("window {} belongs to pid {p}, not {}", a.window_id, a.pid)))
+                }
+                _ => Ok(w),
+            })
+        };
+        let acc = ctx.a11y().await?;
+        let want = Want::for_action(a.action);
+        // Fast path: the frame and the path's objects as earlier requests
+        // found them, every guess checked live before anything is done; the
+        // X check of the window runs while the application answers.
+        let cached = ctx.resolved.borrow().frame(a.pid, a.window_id);
+        let mut w_known = None;
+        let mut done = None;
+        if let Some(fe) = cached {
+            let guess = ctx.resolved.borrow().tree(&fe.bus, &fe.frame).map(|t| t.chain(&a.locator.path)).unwrap_or_default();
+            let wslot = &mut w_known;
+            let win = async move {
+                let w = window()?;
+                let tb = (w.title.clone(), w.bounds);
+                *wslot = Some(w);
+                Ok(tb)
+            };
+            match actions::resolve_cached(&acc, &fe, &a.locator, &guess, want, win).await? {
+                Fast::FrameInvalid => ctx.resolved.borrow_mut().forget_frame(a.pid, a.window_id),
+                Fast::Done(r) => done = Some((fe, r)),
             }
         }
-        let acc = ctx.a11y().await?;
-        let bus = apps::find_by_pid(&acc, a.pid).await?;
-        let cands = tree::frame_candidates(&acc, &bus, None).await?;
-        let frame = tree::match_frame(&acc, &bus, &cands, &w.title, w.bounds).await?;
-        let (item, _identifier) = actions::resolve(&acc, &bus, &frame, &a.locator).await?;
-        actions::perform(&acc, &bus, &item, &a, &dispatch).await
+        let (fe, r) = match done {
+            Some(x) => x,
+            None => {
+                let w = match w_known {
+                    Some(w) => w,
+                    None => window()?,
+                };
+                let fe = resolve_frame(ctx, &acc, a.pid, &w).await?;
+                let r = actions::resolve_from(&acc, &fe.bus, &fe.frame, &a.locator, &[], want).await;
+                (fe, r)
+            }
+        };
+        let r = r?;
+        {
+            let mut c = ctx.resolved.borrow_mut();
+            let t = c.tree_mut(&fe.bus, &fe.frame);
+            for (k, obj) in r.chain.iter().enumerate() {
+                t.insert(a.locator.path[..=k].to_vec(), obj.clone(), None);
+            }
+        }
+        actions::perform(&acc, &fe.bus, &r.item, &a, &dispatch, &r.pre).await
     };
     let r = tokio::time::timeout(d, work).await;
     let sent = dispatch.sent.get();

@@ -3,7 +3,9 @@
 pub mod act;
 pub mod observe;
 
-use crate::atspi::A11y;
+use crate::atspi::cache::{FrameEntry, ResolveCache};
+use crate::atspi::{apps, tree, A11y};
+use crate::x11::windows::WinInfo;
 use crate::error::{Code, Error, Result};
 use crate::wire::codec::{encode_frame, to_value, write_frame};
 use crate::wire::messages::{decode_args, Event, Receipt, Response};
@@ -41,13 +43,16 @@ pub struct Ctx {
     /// Serializes connecting, so concurrent requests share one connection.
     pub a11y_connecting: tokio::sync::Mutex<()>,
     pub watcher: RefCell<Option<Watcher>>,
+    /// Frames and object paths learned by earlier requests (guesses, always
+    /// verified live before use; dropped with the a11y connection).
+    pub resolved: RefCell<ResolveCache>,
     pub cancelled: Arc<Mutex<HashSet<u64>>>,
     pub out: Out,
 }
 
 impl Ctx {
     pub fn new(out: Out, cancelled: Arc<Mutex<HashSet<u64>>>) -> Ctx {
-        Ctx { x: RefCell::new(None), a11y: RefCell::new(None), a11y_connecting: tokio::sync::Mutex::new(()), watcher: RefCell::new(None), cancelled, out }
+        Ctx { x: RefCell::new(None), a11y: RefCell::new(None), a11y_connecting: tokio::sync::Mutex::new(()), watcher: RefCell::new(None), resolved: RefCell::new(ResolveCache::default()), cancelled, out }
     }
 
     /// Run synchronous X work on the (lazily opened) connection. A broken
@@ -84,12 +89,25 @@ impl Ctx {
     pub fn a11y_failed(&self, e: &Error) {
         if e.message.contains("accessibility bus I/O") {
             *self.a11y.borrow_mut() = None;
+            self.resolved.borrow_mut().clear();
         }
     }
 
     pub fn is_cancelled(&self, id: u64) -> bool {
         self.cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false)
     }
+}
+
+/// Find a window's frame accessible from scratch (the app by pid, its
+/// top-level accessibles, the one matching the window) and remember it.
+pub async fn resolve_frame(ctx: &Ctx, a: &A11y, pid: u32, w: &WinInfo) -> Result<FrameEntry> {
+    let bus = apps::find_by_pid(a, pid).await?;
+    let cands = tree::frame_candidates(a, &bus, None).await?;
+    let (frame, by_name) = tree::match_frame_how(a, &bus, &cands, &w.title, w.bounds).await?;
+    let name = cands.iter().find(|(p, _)| *p == frame).map(|(_, n)| n.clone()).unwrap_or_default();
+    let e = FrameEntry { bus, frame, by_name, name };
+    ctx.resolved.borrow_mut().set_frame(pid, w.id, e.clone());
+    Ok(e)
 }
 
 /// Deadline of a request (0 means "none given": 10 s).
@@ -139,10 +157,12 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
             None::<Receipt>,
         ),
     };
-    eprintln!(
-        "deckhand-helper-linux: {op} #{id} -> {} in {:.1} ms",
-        if resp.ok { "ok".to_string() } else { resp.error.as_ref().map(|e| e.code.clone()).unwrap_or_default() },
-        t0.elapsed().as_secs_f64() * 1e3
-    );
+    if !resp.ok || crate::debug() {
+        eprintln!(
+            "deckhand-helper-linux: {op} #{id} -> {} in {:.2} ms",
+            if resp.ok { "ok".to_string() } else { resp.error.as_ref().map(|e| e.code.clone()).unwrap_or_default() },
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
     resp
 }

@@ -1,7 +1,9 @@
 //! Read-only ops: permissions, list_apps, list_windows, get_tree,
 //! screenshot, hit_test.
 
-use super::Ctx;
+use super::{resolve_frame, Ctx};
+use crate::atspi::actions::{self, At};
+use crate::atspi::cache::FrameEntry;
 use crate::atspi::{self, apps, tree, within, A11y};
 use crate::error::{Code, Error, Result};
 use crate::procfs;
@@ -212,6 +214,13 @@ pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
     let bus = apps::find_by_pid(&a, args.pid).await?;
     let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes };
     let t = tree::read_tree(&a, &bus, &w.title, w.bounds, &lim).await?;
+    {
+        // Remember the frame and every returned node's object: later
+        // element_action / hit_test requests use them as guesses.
+        let mut c = ctx.resolved.borrow_mut();
+        c.set_frame(args.pid, w.id, FrameEntry { bus: bus.clone(), frame: t.frame.clone(), by_name: t.frame_by_name, name: t.frame_name.clone() });
+        c.replace_tree(&bus, &t.frame, t.nodes.iter().zip(&t.objects).map(|(n, o)| (n.path.clone(), o.clone(), n.bounds)));
+    }
     Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into() })
 }
 
@@ -300,7 +309,8 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     rects.extend(secure);
     let redacted = capture::redact(&mut img.rgb, img.width, img.height, img.origin, &rects);
     capture::write_png(&args.path, &img.rgb, img.width, img.height)?;
-    eprintln!(
+    if crate::debug() {
+        eprintln!(
         "deckhand-helper-linux: screenshot {}x{} via {} (capture {:.1} ms, total {:.1} ms, {} secure fields, {redacted} rects redacted)",
         img.width,
         img.height,
@@ -309,6 +319,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         t0.elapsed().as_secs_f64() * 1e3,
         n_secure
     );
+    }
     Ok(ScreenshotResult {
         path: args.path,
         width: img.width,
@@ -329,10 +340,34 @@ pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
         Some(pid) => {
             let r: Result<Option<WireNode>> = async {
                 let a = ctx.a11y().await?;
-                let bus = apps::find_by_pid(&a, pid).await?;
-                let cands = tree::frame_candidates(&a, &bus, None).await?;
-                let frame = tree::match_frame(&a, &bus, &cands, &w.title, w.bounds).await?;
-                atspi::actions::accessible_at(&a, &bus, &frame, args.x, args.y).await
+                // The frame (and the chain under the point) as earlier
+                // requests found them: guesses, checked live in the batches.
+                let cached = ctx.resolved.borrow().frame(pid, w.id);
+                let (mut fe, mut check) = match cached {
+                    Some(fe) => (fe, true),
+                    None => (resolve_frame(ctx, &a, pid, &w).await?, false),
+                };
+                loop {
+                    let guess = ctx.resolved.borrow().tree(&fe.bus, &fe.frame).map(|t| t.predict_at(args.x, args.y)).unwrap_or_default();
+                    let (bus, frame) = (fe.bus.clone(), fe.frame.clone());
+                    let path_of = |o: &str| ctx.resolved.borrow().tree(&bus, &frame).and_then(|t| t.paths.get(o).cloned());
+                    let chk = if check { Some((w.title.as_str(), w.bounds)) } else { None };
+                    match actions::accessible_at_guessed(&a, &fe, chk, args.x, args.y, &guess, &path_of).await {
+                        At::FrameInvalid => {
+                            ctx.resolved.borrow_mut().forget_frame(pid, w.id);
+                            fe = resolve_frame(ctx, &a, pid, &w).await?;
+                            check = false;
+                        }
+                        At::Done(r, learned) => {
+                            let mut c = ctx.resolved.borrow_mut();
+                            let t = c.tree_mut(&fe.bus, &fe.frame);
+                            for (p, o, b) in learned {
+                                t.insert(p, o, b);
+                            }
+                            break *r;
+                        }
+                    }
+                }
             }
             .await;
             match r {

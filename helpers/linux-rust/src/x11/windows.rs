@@ -81,6 +81,12 @@ struct Pending<'c> {
 /// Facts about many windows in one pipelined batch. Windows that vanished
 /// meanwhile are left out.
 pub fn describe(x: &X, ids: &[u32]) -> Result<Vec<WinInfo>> {
+    let pending = describe_send(x, ids)?;
+    describe_collect(x, pending)
+}
+
+/// Send the requests of `describe` without waiting for any reply.
+fn describe_send<'c>(x: &'c X, ids: &[u32]) -> Result<Vec<Pending<'c>>> {
     let a = &x.atoms;
     let mut pending = Vec::with_capacity(ids.len());
     for &id in ids {
@@ -95,6 +101,11 @@ pub fn describe(x: &X, ids: &[u32]) -> Result<Vec<WinInfo>> {
             attrs: x.conn.get_window_attributes(id)?,
         });
     }
+    Ok(pending)
+}
+
+fn describe_collect(x: &X, pending: Vec<Pending<'_>>) -> Result<Vec<WinInfo>> {
+    let a = &x.atoms;
     let mut out = Vec::with_capacity(pending.len());
     for p in pending {
         let net_name = p.net_name.reply().ok();
@@ -179,8 +190,32 @@ pub fn toplevel_frame(x: &X, win: u32) -> Result<u32> {
 }
 
 /// The top-most non-minimized top-level window containing a screen point.
+/// Two round trips when an EWMH window manager runs: the WM check window and
+/// both client lists together, then the WM check window's existence and the
+/// facts of every listed window together (what `stacking_ids` + `describe`
+/// do one after the other).
 pub fn window_at(x: &X, px: i32, py: i32) -> Result<Option<WinInfo>> {
-    let ids = stacking_ids(x)?;
-    let infos = describe(x, &ids)?;
+    let a = &x.atoms;
+    let check = x.conn.get_property(false, x.root, a._NET_SUPPORTING_WM_CHECK, AtomEnum::WINDOW, 0, 1)?;
+    let stacking = x.conn.get_property(false, x.root, a._NET_CLIENT_LIST_STACKING, AtomEnum::WINDOW, 0, 1 << 16)?;
+    let list = x.conn.get_property(false, x.root, a._NET_CLIENT_LIST, AtomEnum::WINDOW, 0, 1 << 16)?;
+    let u32s = |r: xproto::GetPropertyReply| r.value32().map(|v| v.collect::<Vec<u32>>()).unwrap_or_default();
+    let check = check.reply().ok().map(u32s).and_then(|v| v.first().copied()).filter(|&w| w != 0);
+    let stacking = u32s(stacking.reply()?);
+    let list = u32s(list.reply()?);
+    let ids = if !stacking.is_empty() { stacking } else { list };
+    let infos = match check {
+        Some(wm) if !ids.is_empty() => {
+            let alive = x.conn.get_window_attributes(wm)?;
+            let pending = describe_send(x, &ids)?;
+            if alive.reply().is_ok() {
+                describe_collect(x, pending)?
+            } else {
+                drop(pending); // replies discarded
+                describe(x, &stacking_ids(x)?)?
+            }
+        }
+        _ => describe(x, &stacking_ids(x)?)?,
+    };
     Ok(infos.into_iter().rev().find(|w| !w.minimized && w.bounds.contains(px, py)))
 }
