@@ -293,7 +293,12 @@ export async function launchApp(desktop: DesktopLike, argv: string[], opts: { ti
       if (app.exited()) throw new Error(`${argv[0]} exited before showing a window; its output:\n${outputTail(app.outputPath)}`);
       const mine: number[] = [];
       for (const w of await x.getProperty32(x.root, clientList)) {
-        if ((await x.getProperty32(w, wmPid))[0] === pid && (await x.isViewable(w))) mine.push(w);
+        try {
+          if ((await x.getProperty32(w, wmPid))[0] === pid && (await x.isViewable(w))) mine.push(w);
+        } catch {
+          // The window went away between the list and the read (apps map and
+          // destroy windows while starting): BadWindow, not a failure.
+        }
       }
       return mine.length ? mine : undefined;
     });
