@@ -61,7 +61,19 @@ export class ServeSession {
     void p.finally(() => this.inflight.delete(p));
   }
 
+  /** DECKHAND_TRACE_TIMING=1: deckhand's own time per request, helper time excluded (for bench/). */
+  readonly ownTimes: number[] | null = process.env.DECKHAND_TRACE_TIMING === "1" ? [] : null;
+
   private async handle(text: string): Promise<void> {
+    if (!this.ownTimes) return await this.handleRequest(text);
+    const t0 = performance.now();
+    const helper0 = this.engine.currentSupervisor?.stats.helperWaitMs ?? 0;
+    await this.handleRequest(text);
+    const helperMs = (this.engine.currentSupervisor?.stats.helperWaitMs ?? 0) - helper0;
+    this.ownTimes.push(performance.now() - t0 - helperMs);
+  }
+
+  private async handleRequest(text: string): Promise<void> {
     let req: { id?: unknown; command?: unknown; args?: unknown };
     try {
       req = JSON.parse(text);
@@ -162,5 +174,10 @@ export async function serveMain(argv: string[]): Promise<number> {
   });
   await session.drain();
   await engine.close();
+  if (session.ownTimes?.length) {
+    const xs = [...session.ownTimes].sort((a, b) => a - b);
+    const pct = (p: number) => Math.round(xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]! * 1000);
+    process.stderr.write(`deckhand serve timing: ${JSON.stringify({ requests: xs.length, ownP50Us: pct(50), ownP99Us: pct(99) })}\n`);
+  }
   return 0;
 }

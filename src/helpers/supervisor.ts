@@ -53,6 +53,8 @@ export interface HelperReply<O extends OpName> {
 
 interface Pending {
   op: OpName;
+  /** When the request was written: the helper's share of the time is measured from here. */
+  sentAt: number;
   mutates: boolean;
   resolve: (v: { result: Record<string, unknown>; receipt?: Receipt }) => void;
   reject: (e: Error) => void;
@@ -83,7 +85,7 @@ export class Supervisor extends EventEmitter {
   readonly stderr = new StderrBuffer();
   hello: Hello | null = null;
   /** Counters for tests and `capabilities`: how often we restarted, and why. */
-  readonly stats = { spawns: 0, crashes: 0, timeouts: 0, protocolErrors: 0 };
+  readonly stats = { spawns: 0, crashes: 0, timeouts: 0, protocolErrors: 0, helperWaitMs: 0 };
 
   constructor(private readonly opts: SupervisorOptions) {
     super();
@@ -241,6 +243,7 @@ export class Supervisor extends EventEmitter {
       const res = parsed.data;
       const p = this.pending.get(res.id);
       if (!p) return this.protocolError(`response to unknown request id ${res.id}`, { id: res.id });
+      this.stats.helperWaitMs += performance.now() - p.sentAt;
       this.pending.delete(res.id);
       clearTimeout(p.timer);
       if (p.mutates && !res.receipt) {
@@ -378,6 +381,7 @@ export class Supervisor extends EventEmitter {
       }, deadline + grace);
       this.pending.set(id, {
         op,
+        sentAt: performance.now(),
         mutates,
         resolve: resolve as Pending["resolve"],
         reject,
