@@ -34,7 +34,7 @@ export interface Sandbox {
   env(extra?: Record<string, string | undefined>): NodeJS.ProcessEnv;
   requests(): LogEntry[];
   ops(): string[];
-  control(c: { replaced?: string[]; goneWindows?: number[]; fixturePid?: number; fixtureStart?: number }): void;
+  control(c: { replaced?: string[]; goneWindows?: number[]; fixturePid?: number; fixtureStart?: number; browser?: boolean; url?: string }): void;
   /** Every file under the state dir: path, mode and bytes. */
   stateFiles(): { path: string; mode: number; data: Buffer }[];
   cleanup(): void;

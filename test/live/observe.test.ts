@@ -114,6 +114,12 @@ describeLive("observation on the real desktop (fixture app)", () => {
     expect(r.screenshot.height).toBe(r.window.bounds.height);
     expect(r.screenshot.origin).toEqual({ x: r.window.bounds.x, y: r.window.bounds.y });
     expect(readFileSync(r.screenshot.path).subarray(1, 4).toString()).toBe("PNG");
+    // The secure field's rectangle is blacked out in the file itself.
+    const ox = pw.bounds.x - r.screenshot.origin.x;
+    const oy = pw.bounds.y - r.screenshot.origin.y;
+    const max = execFileSync("/usr/bin/convert", [r.screenshot.path, "-crop", `${pw.bounds.width}x${pw.bounds.height}+${ox}+${oy}`, "+repage", "-format", "%[fx:maxima]", "info:"]).toString();
+    expect(Number(max)).toBe(0);
+    expect(r.screenshot.redacted).toBeGreaterThanOrEqual(1);
   });
 
   it("--no-screenshot skips capture", async () => {
