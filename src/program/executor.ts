@@ -358,6 +358,9 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
           details: { action: step.action },
         });
       }
+      if (plan.kind === "input" && plan.keyboard && !plan.steps.some((s) => s.kind === "click")) {
+        await checkFocusNotSecure(engine, app, windowId, step);
+      }
       if (engine.safety.checkUrl) await checkBrowserUrl(engine, app, windowId);
       // The decision is on record before anything is sent; if it cannot be, nothing is sent.
       engine.safety.audit({ event: "decision", command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
@@ -403,6 +406,23 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
     }
   }
   return receipt;
+}
+
+/**
+ * Keys typed with no target element land in whatever has focus. If that is a
+ * secure (password) field, refuse: an agent must not type into one, even by
+ * way of the keyboard. Read live, because focus moves.
+ */
+async function checkFocusNotSecure(engine: Engine, app: ResolvedApp, windowId: number | null, step: Step): Promise<void> {
+  if (windowId === null) return;
+  const { supervisor } = await engine.helper();
+  const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 64, max_children: 1000, max_nodes: 5000 });
+  const focused = result.nodes.find((n) => n.states.includes("focused"));
+  if (focused?.secure) {
+    throw new DeckhandError("POLICY_DENIED", `${step.action} would type into a secure (password) field, which has focus`, {
+      details: { source: "builtin", rule: "builtin:secure_field", action: step.action },
+    });
+  }
 }
 
 /**

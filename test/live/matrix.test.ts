@@ -282,6 +282,17 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
     expect(JSON.stringify(r)).not.toContain("hunter2");
     await receivedNothing(ctx.fixture, mark);
   },
+  async "fixture.refuse.keys-into-focused-password"(ctx) {
+    const st = await observe(ctx.fg, ctx);
+    const pw = st.snapshot.elements.find((e: any) => e.secure);
+    await ctx.fg.ok("focus", { app: `pid:${ctx.fixture.pid}`, elementIndex: pw.index });
+    await ctx.fixture.waitFor((e) => e.event === "focus" && e.control === "Password" && e.in === true, 5000);
+    const mark = ctx.fixture.events().length;
+    const r = await ctx.fg.request("type-text", { app: `pid:${ctx.fixture.pid}`, text: "hunter2" });
+    expect(r.error?.code).toBe("POLICY_DENIED");
+    expect(JSON.stringify(r)).not.toContain("hunter2");
+    await receivedNothing(ctx.fixture, mark);
+  },
   async "fixture.refuse.confirm-required"(ctx) {
     const st = await observe(ctx.bg, ctx);
     const mark = ctx.fixture.events().length;
