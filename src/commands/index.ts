@@ -24,7 +24,8 @@ export interface CallContext {
 
 type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<unknown>;
 
-let permissionChecked = new WeakSet<object>();
+/** Helpers (by their hello) whose permissions were already probed in this process. */
+const permissionChecked = new WeakSet<object>();
 
 /** Stage "permission gate": a definitively denied accessibility bus stops everything but reporting. */
 async function permissionGate(engine: Engine): Promise<void> {
@@ -293,8 +294,4 @@ export function validateArgs<C extends CommandName>(command: C, raw: unknown): C
     throw new DeckhandError("INVALID_ARGUMENTS", `${field ? field + ": " : ""}${issue.message}`, { details: { field } });
   }
   return parsed.data as CommandArgs<C>;
-}
-
-export function resetPermissionCacheForTests(): void {
-  permissionChecked = new WeakSet();
 }

@@ -47,7 +47,19 @@ function toLocator(el: Element): WireLocator {
 
 /** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
 type Plan =
-  | { kind: "element"; action: "click" | "set_value" | "type_text" | "select_text" | "focus" | "scroll_into_view" | "secondary"; element: Element; text?: string; start?: number; end?: number; actionName?: string; then?: InputStep[] }
+  | {
+      kind: "element";
+      action: "click" | "set_value" | "type_text" | "select_text" | "focus" | "scroll_into_view" | "secondary";
+      element: Element;
+      text?: string;
+      start?: number;
+      end?: number;
+      actionName?: string;
+      /** Input that follows, e.g. a key pressed once the element has focus. */
+      then?: InputStep[];
+      /** A point click's element lives in the window the hit test found. */
+      hitWindow?: number;
+    }
   | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean; keepPointer?: boolean }
   | { kind: "wait"; ms: number };
 
@@ -169,7 +181,7 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
       actions: n.actions,
       locator: { kind: "atspi-path", path: n.path, role: n.role, identifier: n.identifier, name: n.name },
     };
-    return { kind: "element", action: "click", element, hitWindow: result.window_id } as Plan;
+    return { kind: "element", action: "click", element, hitWindow: result.window_id };
   }
   return input;
 }
@@ -307,7 +319,7 @@ function definitelyForeground(step: Step): boolean {
 }
 
 export async function runProgram(engine: Engine, program: Program, opts: { command: string; cancel?: CancelToken }): Promise<ProgramReceipt> {
-  const { supervisor, hello } = await engine.helper();
+  const { hello } = await engine.helper();
   validateProgram(engine, hello, program);
   const app = await resolveApp(engine, program.app);
   const needsSnapshot = program.steps.some(stepUsesElement);
@@ -382,7 +394,6 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
       break;
     }
   }
-  void supervisor;
 
   const receipt: ProgramReceipt = {
     app: { name: app.name, pid: app.pid },
@@ -464,7 +475,7 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
     return { ...base, status: "completed", delivery: "submitted", route: null, verification: { verified: null, predicate: null }, cleanup: NO_CLEANUP };
   }
   if (plan.kind === "element") {
-    const hitWindow = (plan as { hitWindow?: number }).hitWindow;
+    const hitWindow = plan.hitWindow;
     const reply = await supervisor.request("element_action", {
       pid: app.pid,
       window_id: hitWindow ?? windowId,
