@@ -13,11 +13,14 @@ for _ in $(seq 100); do grep -q '"ready"' "$DECKHAND_FIXTURE_LOG" 2>/dev/null &&
 
 echo "== deckhand permissions"; dh permissions
 echo; echo "== deckhand list-apps"; dh list-apps
-echo; echo "== deckhand get-app-state --app pid:$app"
-state=$(dh get-app-state --app "pid:$app" --json)
-echo "$state" | jqr 'd["result"]["snapshot"]["treeText"]' | head -40
+echo; echo "== deckhand list-windows --app pid:$app"; dh list-windows --app "pid:$app"
+win=$(dh list-windows --app "pid:$app" --json | jqr '[w["windowId"] for w in d["result"]["windows"] if w["title"] == "deckhand fixture"][0]')
+echo; echo "== deckhand get-app-state --app pid:$app --window-id $win"
+state=$(dh get-app-state --app "pid:$app" --window-id "$win" --json)
+echo "$state" | jqr 'd["result"]["snapshot"]["treeText"]' | head -30
 echo "$state" | jqr '"screenshot: " + str(d["result"]["screenshot"]["path"])'
 idx() { echo "$state" | jqr "[e['index'] for e in d['result']['snapshot']['elements'] if e['role']=='$1' and e['title']=='$2'][0]"; }
+echo "$state" | jqr '"snapshot " + d["result"]["snapshot"]["snapshotId"] + ": " + str(d["result"]["snapshot"]["elementCount"]) + " elements"' 
 name=$(idx text Name); ok=$(idx "push button" OK)
 echo; echo "== set-value Name (element $name), then click OK (element $ok)"
 dh set-value --app "pid:$app" --element-index "$name" --value "Ada Lovelace"
