@@ -16,6 +16,13 @@ if [[ -f helpers/linux-rust/Cargo.toml ]]; then
   (cd helpers/linux-rust && cargo test --release --locked -q 2>&1 | tail -n 30)
 fi
 echo "== vitest"
-vitest run "$@"
+mkdir -p .state
+results="$PWD/.state/vitest-results.json"
+rm -f "$results"
+status=0
+vitest run --reporter=default --reporter=json --outputFile.json="$results" "$@" || status=$?
+# The plain closing line CI reads: totals of the vitest run.
+node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")); console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""))' "$results" || true
+if ((status != 0)); then exit "$status"; fi
 echo "== docs/support.md matches the matrix rows and this run's results"
 bun scripts/gen-support.ts --check
