@@ -84,7 +84,7 @@ function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStd
       let secret: string | undefined;
       if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
       const program = secret === undefined ? shape : compileCommand(command, a, secret);
-      const receipt = await engine.serialized(`app:${program.app}`, () => runProgram(engine, program, { command, cancel: ctx.cancel }));
+      const receipt = await engine.serialized(await targetKey(engine, program.app), () => runProgram(engine, program, { command, cancel: ctx.cancel }));
       return singleResult(command, receipt);
     } catch (err) {
       // Anything refused before a step ran was never dispatched: say so.
@@ -278,7 +278,20 @@ export async function runProgramValue(engine: Engine, json: unknown, ctx: CallCo
   }
   const program = { ...parsed.data, observe: parsed.data.observe ?? true };
   engine.safety.checkPaused("run");
-  return await engine.serialized(`app:${program.app}`, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel }));
+  return await engine.serialized(await targetKey(engine, program.app), () => runProgram(engine, program, { command: "run", cancel: ctx.cancel }));
+}
+
+/**
+ * What mutations are serialised on: the process, however the request named
+ * it (a name and pid:N are one target). An unresolvable selector serialises
+ * on itself; the executor reports the resolution error at its own stage.
+ */
+async function targetKey(engine: Engine, selector: string): Promise<string> {
+  try {
+    return `pid:${(await resolveApp(engine, selector)).pid}`;
+  } catch {
+    return `selector:${selector}`;
+  }
 }
 
 export function isMutating(command: CommandName): boolean {
