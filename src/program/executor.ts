@@ -4,13 +4,16 @@
 import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import type { Element, Snapshot } from "../session/snapshot.ts";
-import type { Delivery, Hello, InputStep, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
+import type { Delivery, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { appStateResult, observe } from "../engine/observe.ts";
 import { resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
 import { checkCurrent, lookupElement, resolveSnapshot } from "./snapshot-check.ts";
 import { stepUsesElement } from "./compile.ts";
+import { capabilityFor, planStep, type Plan } from "./plan.ts";
+import { validateProgram } from "./validate.ts";
+import { checkBrowserUrl, checkFocusNotSecure } from "./live-checks.ts";
 
 export interface StepReceipt {
   index: number;
@@ -45,168 +48,6 @@ function toLocator(el: Element): WireLocator {
   return { path: el.locator.path, role: el.locator.role, name: el.locator.name, identifier: el.locator.identifier };
 }
 
-/** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
-type Plan =
-  | {
-      kind: "element";
-      action: "click" | "set_value" | "type_text" | "select_text" | "focus" | "scroll_into_view" | "secondary";
-      element: Element;
-      text?: string;
-      start?: number;
-      end?: number;
-      actionName?: string;
-      /** Input that follows, e.g. a key pressed once the element has focus. */
-      then?: InputStep[];
-      /** A point click's element lives in the window the hit test found. */
-      hitWindow?: number;
-    }
-  | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean; keepPointer?: boolean }
-  | { kind: "wait"; ms: number };
-
-const DRAG_STEP_MS = 15;
-const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
-
-async function planStep(engine: Engine, step: Step, element: Element | null, app: ResolvedApp): Promise<Plan> {
-  switch (step.action) {
-    case "click":
-      if (element) return { kind: "element", action: "click", element };
-      return await planPointClick(engine, step, app);
-    case "set-value":
-      return { kind: "element", action: "set_value", element: element!, text: step.value };
-    case "type-text":
-      if (element) return { kind: "element", action: "type_text", element, text: step.text };
-      return { kind: "input", steps: [{ kind: "type", text: step.text }], pointer: false, keyboard: true };
-    case "press-key": {
-      const tap: InputStep = { kind: "tap", keys: [step.key], repeat: step.repeat ?? 1 };
-      if (element) return { kind: "element", action: "focus", element, then: [tap] };
-      return { kind: "input", steps: [tap], pointer: false, keyboard: true };
-    }
-    case "hotkey":
-      return { kind: "input", steps: [{ kind: "tap", keys: step.keys, repeat: 1 }], pointer: false, keyboard: true };
-    case "scroll": {
-      if (element && step.direction === undefined) return { kind: "element", action: "scroll_into_view", element };
-      if (element) throw new DeckhandError("INVALID_ARGUMENTS", "scroll with --element-index scrolls it into view; drop --direction, or scroll by --x/--y");
-      const [sx, sy] = SCROLL[step.direction ?? "down"]!;
-      const n = step.amount ?? 3;
-      return {
-        kind: "input",
-        steps: [{ kind: "scroll", x: step.x ?? null, y: step.y ?? null, dx: sx * n, dy: sy * n }],
-        pointer: true,
-        keyboard: false,
-      };
-    }
-    case "drag": {
-      const button = step.button ?? "left";
-      const [first, ...rest] = step.path;
-      // Toolkits need time between drag events: GTK compresses motion that
-      // arrives in one burst and reports the release where the pointer was
-      // restored. A short pause per point, as a person's drag has.
-      const pause: InputStep = { kind: "wait", ms: DRAG_STEP_MS };
-      const steps: InputStep[] = [
-        { kind: "move", x: first!.x, y: first!.y },
-        pause,
-        { kind: "button", button, down: true },
-        ...rest.flatMap((p) => [pause, { kind: "move" as const, x: p.x, y: p.y }]),
-        pause,
-        { kind: "button", button, down: false },
-        pause,
-      ];
-      return { kind: "input", steps, pointer: true, keyboard: false };
-    }
-    case "select-text":
-      return { kind: "element", action: "select_text", element: element!, start: step.start, end: step.end };
-    case "focus":
-      return { kind: "element", action: "focus", element: element! };
-    case "perform-secondary-action":
-      if (!element!.actions.includes(step.name)) {
-        throw new DeckhandError("ACTION_UNSUPPORTED", `element ${element!.index} does not advertise action ${JSON.stringify(step.name)}`, {
-          details: { elementIndex: element!.index, available: element!.actions.join(",") },
-        });
-      }
-      return { kind: "element", action: "secondary", element: element!, actionName: step.name };
-    case "wait":
-      return { kind: "wait", ms: step.ms };
-    case "move":
-      return { kind: "input", steps: [{ kind: "move", x: step.x, y: step.y }], pointer: true, keyboard: false, keepPointer: true };
-    case "hold-key":
-      return {
-        kind: "input",
-        steps: [
-          { kind: "key", key: step.key, down: true },
-          { kind: "wait", ms: step.ms },
-          { kind: "key", key: step.key, down: false },
-        ],
-        pointer: false,
-        keyboard: true,
-      };
-  }
-}
-
-/**
- * A left single click at a point: if the point hit-tests to an actionable
- * element of the target app, press it through accessibility (background);
- * otherwise it is foreground input. A point over another app is refused.
- */
-async function planPointClick(engine: Engine, step: Extract<Step, { action: "click" }>, app: ResolvedApp): Promise<Plan> {
-  const { supervisor, hello } = await engine.helper();
-  const button = step.button ?? "left";
-  const count = step.count ?? 1;
-  const modifiers = step.modifiers ?? [];
-  const input: Plan = {
-    kind: "input",
-    steps: [{ kind: "click", x: step.x!, y: step.y!, button, count, modifiers }],
-    pointer: true,
-    keyboard: modifiers.length > 0,
-  };
-  if (!hello.capabilities.hit_test?.supported) return input;
-  const { result } = await supervisor.request("hit_test", { x: step.x!, y: step.y! });
-  if (result.pid !== app.pid) {
-    // Over another app, or over no window at all (the root): never ours to click.
-    throw new DeckhandError("POLICY_DENIED", result.pid === null ? "the point is not over any window of the target app" : "the point is over another application's window", {
-      details: { reason: "point-outside-target", ...(result.pid !== null ? { pid: result.pid } : {}) },
-    });
-  }
-  const n = result.node;
-  if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n.role, n.actions) && result.window_id !== null) {
-    const element: Element = {
-      index: -1,
-      role: n.role,
-      title: n.name,
-      value: null,
-      label: n.description,
-      enabled: true,
-      focused: false,
-      secure: n.secure,
-      bounds: n.bounds,
-      actions: n.actions,
-      locator: { kind: "atspi-path", path: n.path, role: n.role, identifier: n.identifier, name: n.name },
-    };
-    return { kind: "element", action: "click", element, hitWindow: result.window_id };
-  }
-  return input;
-}
-
-/**
- * Controls whose default action is what a left click does. A click into a
- * text field or a canvas also moves focus and the caret, which no default
- * action does: those stay foreground input.
- */
-const PRESS_ROLES = /^(push button|button|toggle button|check box|radio button|menu item|check menu item|radio menu item|menu|link|page tab|combo box|spin button)$/;
-const PRESS_ACTIONS = new Set(["click", "press", "activate", "toggle", "jump", "open"]);
-function pressLike(role: string, actions: string[]): boolean {
-  return PRESS_ROLES.test(role) && actions.length > 0 && PRESS_ACTIONS.has(actions[0]!.toLowerCase());
-}
-
-function capabilityFor(plan: Plan): string[] {
-  if (plan.kind === "element") {
-    const caps = [`action.${plan.action}`];
-    if (plan.then) caps.push("input.keyboard");
-    return caps;
-  }
-  if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer"] : []), ...(plan.keyboard ? ["input.keyboard"] : [])];
-  return [];
-}
-
 function failReceipt(index: number, step: Step, err: unknown, elementIndex: number | null): StepReceipt {
   const e = err instanceof DeckhandError ? err : new DeckhandError("INTERNAL", "unexpected failure");
   const receipt = (err as { receipt?: Receipt }).receipt;
@@ -222,100 +63,6 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
     cleanup: receipt?.cleanup ?? null,
     error: { code: e.code, message: e.message, details: e.details },
   };
-}
-
-/**
- * Static checks of the whole program before anything is resolved or sent:
- * contradictory steps, capabilities the helper lacks, and foreground input
- * that the operator has not granted. A program either starts with the
- * authority it needs for every step or does not start.
- */
-export function validateProgram(engine: Engine, hello: Hello, program: Program): void {
-  program.steps.forEach((step, i) => {
-    checkStepShape(step, i);
-    for (const any of staticCapabilities(step)) {
-      if (!any.some((c) => hello.capabilities[c]?.supported)) {
-        throw new DeckhandError("ACTION_UNSUPPORTED", `step ${i} (${step.action}) needs ${any.join(" or ")}, which helper ${hello.helper.name} ${hello.helper.version} does not support`, {
-          details: { capability: any.join("|"), step: i },
-        });
-      }
-    }
-    if (definitelyForeground(step) && !engine.safety.foregroundGranted()) {
-      throw new DeckhandError("FOREGROUND_REQUIRED", `step ${i} (${step.action}) needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
-        details: { action: step.action, step: i },
-      });
-    }
-  });
-}
-
-function checkStepShape(step: Step, i: number): void {
-  const bad = (m: string) => new DeckhandError("INVALID_ARGUMENTS", `step ${i} (${step.action}): ${m}`, { details: { step: i } });
-  if (step.action === "click") {
-    const point = step.x !== undefined || step.y !== undefined;
-    if (point && (step.x === undefined || step.y === undefined)) throw bad("a point needs both x and y");
-    if (point === (step.elementIndex !== undefined)) throw bad("give either elementIndex or x and y");
-    if (step.elementIndex !== undefined && (step.button || step.count || step.modifiers)) throw bad("button, count and modifiers apply to point clicks only");
-  }
-  if (step.action === "scroll") {
-    if ((step.x === undefined) !== (step.y === undefined)) throw bad("give both x and y or neither");
-    if (step.elementIndex === undefined && step.direction === undefined) throw bad("give a direction, or an elementIndex to scroll into view");
-    if (step.elementIndex !== undefined && (step.direction !== undefined || step.x !== undefined)) throw bad("elementIndex scrolls into view; drop direction and x/y");
-  }
-  if (step.action === "select-text" && step.end < step.start) throw bad("end must not be before start");
-}
-
-/** For each need, any one of the listed capabilities will do. */
-function staticCapabilities(step: Step): string[][] {
-  const el = "elementIndex" in step && step.elementIndex !== undefined;
-  switch (step.action) {
-    case "click":
-      return el ? [["action.click"]] : [["input.pointer", "action.click"]];
-    case "set-value":
-      return [["action.set_value"]];
-    case "type-text":
-      return el ? [["action.type_text"]] : [["input.keyboard"]];
-    case "press-key":
-      return el ? [["action.focus"], ["input.keyboard"]] : [["input.keyboard"]];
-    case "hotkey":
-      return [["input.keyboard"]];
-    case "scroll":
-      return el ? [["action.scroll_into_view"]] : [["input.pointer"]];
-    case "drag":
-      return [["input.pointer"]];
-    case "select-text":
-      return [["action.select_text"]];
-    case "focus":
-      return [["action.focus"]];
-    case "perform-secondary-action":
-      return [["action.secondary"]];
-    case "wait":
-      return [];
-    case "move":
-      return [["input.pointer"]];
-    case "hold-key":
-      return [["input.keyboard"]];
-  }
-}
-
-/** Steps that need foreground input whatever the screen looks like. */
-function definitelyForeground(step: Step): boolean {
-  switch (step.action) {
-    case "type-text":
-      return step.elementIndex === undefined;
-    case "press-key":
-    case "hotkey":
-    case "drag":
-    case "move":
-    case "hold-key":
-      return true;
-    case "scroll":
-      return step.elementIndex === undefined;
-    case "click":
-      // A plain left click at a point may hit an element (background route); anything else is input.
-      return step.elementIndex === undefined && ((step.button ?? "left") !== "left" || (step.count ?? 1) !== 1 || (step.modifiers?.length ?? 0) > 0);
-    default:
-      return false;
-  }
 }
 
 export async function runProgram(engine: Engine, program: Program, opts: { command: string; cancel?: CancelToken }): Promise<ProgramReceipt> {
@@ -417,41 +164,6 @@ export async function runProgram(engine: Engine, program: Program, opts: { comma
     }
   }
   return receipt;
-}
-
-/**
- * Keys typed with no target element land in whatever has focus. If that is a
- * secure (password) field, refuse: an agent must not type into one, even by
- * way of the keyboard. Read live, because focus moves.
- */
-async function checkFocusNotSecure(engine: Engine, app: ResolvedApp, windowId: number | null, step: Step): Promise<void> {
-  if (windowId === null) return;
-  const { supervisor } = await engine.helper();
-  const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 64, max_children: 1000, max_nodes: 5000 });
-  const focused = result.nodes.find((n) => n.states.includes("focused"));
-  if (focused?.secure) {
-    throw new DeckhandError("POLICY_DENIED", `${step.action} would type into a secure (password) field, which has focus`, {
-      details: { source: "builtin", rule: "builtin:secure_field", action: step.action },
-    });
-  }
-}
-
-/**
- * Browsers: the current page URL, read live from the accessibility tree,
- * must not match a blocked-URL glob. Only asked when the policy has globs.
- */
-async function checkBrowserUrl(engine: Engine, app: ResolvedApp, windowId: number | null): Promise<void> {
-  const safety = engine.safety;
-  if (!safety.checkUrl || !safety.isBrowser?.(app) || !safety.hasBlockedUrls?.()) return;
-  let url: string | null = null;
-  if (windowId !== null) {
-    const { supervisor } = await engine.helper();
-    const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 40, max_children: 500, max_nodes: 3000 });
-    const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
-    const node = result.nodes.find((n) => !n.secure && n.value && urlLike.test(n.value) && /entry|text|combo/.test(n.role)) ?? result.nodes.find((n) => !n.secure && n.value && urlLike.test(n.value));
-    url = node?.value ?? null;
-  }
-  safety.checkUrl(app, url);
 }
 
 async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
