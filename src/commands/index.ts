@@ -11,7 +11,7 @@ import { appStateResult, captureWindow, observe } from "../engine/observe.ts";
 import { appWindows, resolveApp, resolveWindow } from "../engine/resolve.ts";
 import { compileCommand } from "../program/compile.ts";
 import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
-import { validateProgram } from "../program/validate.ts";
+import { actionSupported, validateProgram } from "../program/validate.ts";
 import { VERSION } from "../version.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
@@ -100,22 +100,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const { supervisor, hello } = await engine.helper();
     const caps = hello.capabilities;
     const supportedCaps = (k: string) => caps[k]?.supported === true;
-    const actionNeeds: Record<string, string[]> = {
-      click: ["action.click"],
-      "set-value": ["action.set_value"],
-      "type-text": ["action.type_text"],
-      "press-key": ["input.keyboard"],
-      hotkey: ["input.keyboard"],
-      scroll: ["action.scroll_into_view"],
-      drag: ["input.pointer"],
-      "select-text": ["action.select_text"],
-      focus: ["action.focus"],
-      "perform-secondary-action": ["action.secondary"],
-      wait: [],
-      move: ["input.pointer"],
-      "hold-key": ["input.keyboard"],
-    };
-    const actions = ACTIONS.filter((a) => actionNeeds[a]!.every(supportedCaps));
+    const actions = ACTIONS.filter((a) => actionSupported(a, caps));
     return {
       deckhand: { version: VERSION, protocol: PROTOCOL_VERSION.join(".") },
       platform: process.platform,

@@ -2,6 +2,7 @@
 import { DeckhandError } from "../protocol/errors.ts";
 import type { CommandArgs } from "../protocol/commands.ts";
 import type { Program, Step } from "../protocol/program.ts";
+import { checkProgramShape } from "./validate.ts";
 
 type Target = { app: string; windowId?: number; windowIndex?: number; snapshotId?: string; state?: boolean };
 
@@ -27,16 +28,22 @@ export function splitCombo(keys: string[]): string[] {
   return out;
 }
 
+/**
+ * A single action command as a one-step program. The step's own shape
+ * (element or point, x with y...) is checked here too, by the same rules as
+ * any program step, so contradictory flags fail at flag parsing, before a
+ * helper is looked for.
+ */
 export function compileCommand(command: string, a: Record<string, unknown>, secret?: string): Program {
+  const compiled = compileStep(command, a, secret);
+  checkProgramShape(compiled);
+  return compiled;
+}
+
+function compileStep(command: string, a: Record<string, unknown>, secret?: string): Program {
   switch (command) {
     case "click": {
       const c = a as CommandArgs<"click">;
-      const hasPoint = c.x !== undefined || c.y !== undefined;
-      if (hasPoint && (c.x === undefined || c.y === undefined)) throw invalid("a coordinate click needs both --x and --y");
-      if (hasPoint === (c.elementIndex !== undefined)) throw invalid("click takes either --element-index or --x and --y");
-      if (c.elementIndex !== undefined && (c.button || c.count || c.modifiers)) {
-        throw invalid("--button, --count and --modifiers apply to coordinate clicks only");
-      }
       return program(c, { action: "click", elementIndex: c.elementIndex, x: c.x, y: c.y, button: c.button, count: c.count, modifiers: c.modifiers });
     }
     case "set-value": {
@@ -61,7 +68,6 @@ export function compileCommand(command: string, a: Record<string, unknown>, secr
     }
     case "scroll": {
       const c = a as CommandArgs<"scroll">;
-      if ((c.x === undefined) !== (c.y === undefined)) throw invalid("scroll takes both --x and --y or neither");
       return program(c, { action: "scroll", elementIndex: c.elementIndex, direction: c.direction, amount: c.amount, x: c.x, y: c.y });
     }
     case "drag": {
@@ -78,7 +84,6 @@ export function compileCommand(command: string, a: Record<string, unknown>, secr
     }
     case "select-text": {
       const c = a as CommandArgs<"select-text">;
-      if (c.end < c.start) throw invalid("--end must not be before --start");
       return program(c, { action: "select-text", elementIndex: c.elementIndex, start: c.start, end: c.end });
     }
     case "focus": {

@@ -1,5 +1,6 @@
 // Validation of a whole program before anything is resolved or sent.
 import { DeckhandError } from "../protocol/errors.ts";
+import type { ActionName } from "../protocol/commands.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import type { Hello } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -11,8 +12,8 @@ import type { Engine } from "../engine/engine.ts";
  * authority it needs for every step or does not start.
  */
 export function validateProgram(engine: Engine, hello: Hello, program: Program): void {
+  checkProgramShape(program);
   program.steps.forEach((step, i) => {
-    checkStepShape(step, i);
     for (const any of staticCapabilities(step)) {
       if (!any.some((c) => hello.capabilities[c]?.supported)) {
         throw new DeckhandError("ACTION_UNSUPPORTED", `step ${i} (${step.action}) needs ${any.join(" or ")}, which helper ${hello.helper.name} ${hello.helper.version} does not support`, {
@@ -26,6 +27,11 @@ export function validateProgram(engine: Engine, hello: Hello, program: Program):
       });
     }
   });
+}
+
+/** Contradictory or incomplete steps: INVALID_ARGUMENTS, no helper needed. */
+export function checkProgramShape(program: Program): void {
+  program.steps.forEach(checkStepShape);
 }
 
 function checkStepShape(step: Step, i: number): void {
@@ -44,37 +50,39 @@ function checkStepShape(step: Step, i: number): void {
   if (step.action === "select-text" && step.end < step.start) throw bad("end must not be before start");
 }
 
-/** For each need, any one of the listed capabilities will do. */
+/**
+ * The helper capabilities each action needs, by target: `element` when the
+ * step names an element, `point` otherwise. Each inner list is one need that
+ * any of its capabilities satisfies. The one table behind program validation
+ * and the `capabilities` report.
+ */
+export const ACTION_NEEDS: Record<ActionName, { element?: string[][]; point?: string[][] }> = {
+  click: { element: [["action.click"]], point: [["input.pointer", "action.click"]] },
+  "set-value": { element: [["action.set_value"]] },
+  "type-text": { element: [["action.type_text"]], point: [["input.keyboard"]] },
+  "press-key": { element: [["action.focus"], ["input.keyboard"]], point: [["input.keyboard"]] },
+  hotkey: { point: [["input.keyboard"]] },
+  scroll: { element: [["action.scroll_into_view"]], point: [["input.pointer"]] },
+  drag: { point: [["input.pointer"]] },
+  "select-text": { element: [["action.select_text"]] },
+  focus: { element: [["action.focus"]] },
+  "perform-secondary-action": { element: [["action.secondary"]] },
+  wait: { point: [] },
+  move: { point: [["input.pointer"]] },
+  "hold-key": { point: [["input.keyboard"]] },
+};
+
 function staticCapabilities(step: Step): string[][] {
+  const needs = ACTION_NEEDS[step.action];
   const el = "elementIndex" in step && step.elementIndex !== undefined;
-  switch (step.action) {
-    case "click":
-      return el ? [["action.click"]] : [["input.pointer", "action.click"]];
-    case "set-value":
-      return [["action.set_value"]];
-    case "type-text":
-      return el ? [["action.type_text"]] : [["input.keyboard"]];
-    case "press-key":
-      return el ? [["action.focus"], ["input.keyboard"]] : [["input.keyboard"]];
-    case "hotkey":
-      return [["input.keyboard"]];
-    case "scroll":
-      return el ? [["action.scroll_into_view"]] : [["input.pointer"]];
-    case "drag":
-      return [["input.pointer"]];
-    case "select-text":
-      return [["action.select_text"]];
-    case "focus":
-      return [["action.focus"]];
-    case "perform-secondary-action":
-      return [["action.secondary"]];
-    case "wait":
-      return [];
-    case "move":
-      return [["input.pointer"]];
-    case "hold-key":
-      return [["input.keyboard"]];
-  }
+  return (el ? needs.element : needs.point) ?? [];
+}
+
+/** Whether a helper with these capabilities can run the action in at least one of its forms. */
+export function actionSupported(action: ActionName, capabilities: Hello["capabilities"]): boolean {
+  const ok = (needs: string[][] | undefined) => needs !== undefined && needs.every((any) => any.some((c) => capabilities[c]?.supported));
+  const n = ACTION_NEEDS[action];
+  return ok(n.element) || ok(n.point);
 }
 
 /** Steps that need foreground input whatever the screen looks like. */

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { ACTIONS } from "../../../src/protocol/commands.ts";
+import { ACTION_NEEDS, actionSupported, checkProgramShape } from "../../../src/program/validate.ts";
+
+const caps = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, { supported: true, verified: "vectors" as const }]));
+const ALL = [...new Set(Object.values(ACTION_NEEDS).flatMap((n) => [...(n.element ?? []), ...(n.point ?? [])].flat()))];
+
+describe("ACTION_NEEDS: one table for validation and the capabilities report", () => {
+  it("covers every action of the inventory", () => {
+    expect(Object.keys(ACTION_NEEDS).sort()).toEqual([...ACTIONS].sort());
+  });
+
+  it("an action is supported when any one of its forms is", () => {
+    const noPointer = caps(ALL.filter((c) => c !== "input.pointer"));
+    expect(actionSupported("click", noPointer)).toBe(true); // elements still press
+    expect(actionSupported("drag", noPointer)).toBe(false);
+    expect(actionSupported("move", noPointer)).toBe(false);
+    const noKeyboard = caps(ALL.filter((c) => c !== "input.keyboard"));
+    expect(actionSupported("type-text", noKeyboard)).toBe(true); // into an element
+    expect(actionSupported("hotkey", noKeyboard)).toBe(false);
+    expect(actionSupported("press-key", noKeyboard)).toBe(false); // both forms send a key
+    expect(actionSupported("wait", caps([]))).toBe(true);
+    expect(actionSupported("set-value", caps([]))).toBe(false);
+  });
+});
+
+describe("checkProgramShape", () => {
+  const shape = (steps: unknown[]) => () => checkProgramShape({ app: "x", steps } as never);
+  it("refuses contradictory or incomplete steps with INVALID_ARGUMENTS naming the step", () => {
+    for (const step of [
+      { action: "click", elementIndex: 1, x: 1, y: 2 },
+      { action: "click", x: 1 },
+      { action: "click" },
+      { action: "click", elementIndex: 1, button: "right" },
+      { action: "scroll", x: 3 },
+      { action: "scroll" },
+      { action: "scroll", elementIndex: 2, direction: "down" },
+      { action: "select-text", elementIndex: 1, start: 5, end: 2 },
+    ]) {
+      expect(shape([{ action: "wait", ms: 1 }, step]), JSON.stringify(step)).toThrow(/step 1/);
+    }
+    expect(shape([{ action: "click", x: 1, y: 2 }, { action: "scroll", elementIndex: 3 }])).not.toThrow();
+  });
+});
