@@ -8,7 +8,7 @@ import { Program } from "../protocol/program.ts";
 import { PROTOCOL_VERSION } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import { appStateResult, captureWindow, observe } from "../engine/observe.ts";
-import { appWindows, resolveApp, resolveWindow } from "../engine/resolve.ts";
+import { appWindows, resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
 import { compileCommand } from "../program/compile.ts";
 import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
 import { actionSupported, validateProgram } from "../program/validate.ts";
@@ -85,7 +85,8 @@ function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStd
       let secret: string | undefined;
       if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
       const program = secret === undefined ? shape : compileCommand(command, a, secret);
-      const receipt = await engine.serialized(await targetKey(engine, program.app), () => runProgram(engine, program, { command, cancel: ctx.cancel }));
+      const target = await resolveTarget(engine, program.app);
+      const receipt = await engine.serialized(target.key, () => runProgram(engine, program, { command, cancel: ctx.cancel, app: target.app }));
       return singleResult(command, receipt);
     } catch (err) {
       // Anything refused before a step ran was never dispatched: say so.
@@ -264,7 +265,8 @@ export async function runProgramValue(engine: Engine, json: unknown, ctx: CallCo
   }
   const program = { ...parsed.data, observe: parsed.data.observe ?? true };
   engine.safety.checkPaused("run");
-  return await engine.serialized(await targetKey(engine, program.app), () => runProgram(engine, program, { command: "run", cancel: ctx.cancel }));
+  const target = await resolveTarget(engine, program.app);
+  return await engine.serialized(target.key, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel, app: target.app }));
 }
 
 /**
@@ -272,11 +274,12 @@ export async function runProgramValue(engine: Engine, json: unknown, ctx: CallCo
  * it (a name and pid:N are one target). An unresolvable selector serialises
  * on itself; the executor reports the resolution error at its own stage.
  */
-async function targetKey(engine: Engine, selector: string): Promise<string> {
+async function resolveTarget(engine: Engine, selector: string): Promise<{ key: string; app?: ResolvedApp }> {
   try {
-    return `pid:${(await resolveApp(engine, selector)).pid}`;
+    const app = await resolveApp(engine, selector);
+    return { key: `pid:${app.pid}`, app };
   } catch {
-    return `selector:${selector}`;
+    return { key: `selector:${selector}` };
   }
 }
 

@@ -65,10 +65,14 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
   };
 }
 
-export async function runProgram(engine: Engine, program: Program, opts: { command: string; cancel?: CancelToken }): Promise<ProgramReceipt> {
+export async function runProgram(
+  engine: Engine,
+  program: Program,
+  opts: { command: string; cancel?: CancelToken; /** Already resolved by the caller (to pick its lock): not listed again. */ app?: ResolvedApp },
+): Promise<ProgramReceipt> {
   const { hello } = await engine.helper();
   validateProgram(engine, hello, program);
-  const app = await resolveApp(engine, program.app);
+  const app = opts.app ?? (await resolveApp(engine, program.app));
   const needsSnapshot = program.steps.some(stepUsesElement);
   // Element-only programs act on the snapshot's own window: no window listing
   // is needed. If that window is gone the helper says WINDOW_NOT_FOUND before

@@ -29,6 +29,13 @@ async function refusedByHelper(sb: Sandbox, argv: string[], code: string) {
 }
 
 describe("snapshots across processes", () => {
+  it("an element click asks the helper for the app list once and the window list not at all", async () => {
+    const sb = await observedSandbox();
+    const before = sb.ops().length;
+    expectOk(await cli(sb, ["click", "--app", "fixture-app", "--element-index", "1"]), "click");
+    expect(sb.ops().slice(before)).toEqual(["permissions", "list_apps", "element_action"]);
+  });
+
   it("get-app-state then click --element-index 1 in a separate process: accessibility, submitted", async () => {
     const sb = sandbox();
     const state = await observeFixture(sb);
