@@ -9,7 +9,9 @@ jqr() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(eval
 
 /usr/bin/python3 test/fixtures/apps/fixture_app.py & app=$!
 trap 'kill $app 2>/dev/null || true' EXIT
-for _ in $(seq 100); do grep -q '"ready"' "$DECKHAND_FIXTURE_LOG" 2>/dev/null && break; sleep 0.05; done
+# Wait (bounded) until the app's log shows a line matching $1.
+await_log() { for _ in $(seq 400); do grep -q "$1" "$DECKHAND_FIXTURE_LOG" 2>/dev/null && return 0; sleep 0.05; done; echo "the fixture never logged $1" >&2; return 1; }
+await_log '"ready"'
 
 echo "== deckhand permissions"; dh permissions
 echo; echo "== deckhand list-apps"; dh list-apps
@@ -25,5 +27,7 @@ name=$(idx text Name); ok=$(idx "push button" OK)
 echo; echo "== set-value Name (element $name), then click OK (element $ok)"
 dh set-value --app "pid:$app" --element-index "$name" --value "Ada Lovelace"
 dh click --app "pid:$app" --element-index "$ok"
+# The app handles an accessibility press on its main loop, after answering.
+await_log '"clicked"'
 echo; echo "== what the fixture app received"
 grep -E '"(clicked|text_changed)"' "$DECKHAND_FIXTURE_LOG"

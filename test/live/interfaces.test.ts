@@ -121,7 +121,7 @@ describeLive("one behaviour through every interface", () => {
         const click = (p: { x: number; y: number }) => (vendor === "openai" ? call({ type: "click", button: "left", x: p.x, y: p.y }) : call({ action: "left_click", coordinate: [p.x, p.y] }));
         const type = (text: string) => (vendor === "openai" ? call({ type: "type", text }) : call({ action: "type", text }));
         let shot = await call(vendor === "openai" ? { type: "screenshot" } : { action: "screenshot" });
-        expect(shot.image.map.windowId ?? mainWindow).toBe(mainWindow);
+        expect(shot.image.map.windowId).toBe(mainWindow); // the adapter targets the main window
         shot = await click(toImage(shot.image, centre(el(st, /^text$/, "Name"))));
         expect(shot.receipt.steps[0].route).toBe("foreground_input"); // a click into a text field is a real click
         await fixture.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000);

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import { describeLive, desktopEnv, launchApp, launchFixture, useDesktop, waitUntil, xdotool, type Fixture } from "./harness.ts";
+import { describeLive, launchApp, launchFixture, useDesktop, waitUntil, xdotool, type Fixture } from "./harness.ts";
 import { deckhand, element, newStateDir, ok, requireBuild } from "./deckhand.ts";
 
 const SECRET = "s3cr3t-Pa55w0rd-zq";
@@ -200,7 +200,6 @@ describeLive("observation of gtk3-widget-factory (real and large)", () => {
       expect(r.snapshot.truncated).toBe(false);
       expect(r.snapshot.elements.some((e: any) => /radio/.test(e.role) && e.title === "Page 2")).toBe(true);
       expect(r.screenshot.width).toBe(r.window.bounds.width);
-      void desktopEnv;
     } finally {
       await app.stop();
     }
