@@ -3,7 +3,6 @@
 export const ERROR_CODES = Object.freeze([
   "UNSUPPORTED_PLATFORM",
   "PERMISSION_DENIED",
-  "PERMISSION_UNVERIFIED",
   "INVALID_ARGUMENTS",
   "APP_NOT_FOUND",
   "AMBIGUOUS_APP",
@@ -51,7 +50,6 @@ export class DeckhandError extends Error {
 export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   UNSUPPORTED_PLATFORM: "Run deckhand on a platform with a helper (Linux X11, macOS, Windows).",
   PERMISSION_DENIED: "Run `deckhand permissions` and grant what it reports as denied.",
-  PERMISSION_UNVERIFIED: "Run `deckhand permissions`; a probe could not confirm the grant.",
   INVALID_ARGUMENTS: "Check the command's flags with `deckhand <command> --help`.",
   APP_NOT_FOUND: "Run `deckhand list-apps` and use an executable, desktop id, exact name or pid:N.",
   AMBIGUOUS_APP: "Use the executable path, desktop id or pid:N of one candidate.",
