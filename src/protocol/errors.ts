@@ -28,6 +28,8 @@ export const ERROR_CODES = Object.freeze([
   "CANCELLED",
   "SCREENSHOT_REQUIRED",
   "COORDINATE_OUT_OF_BOUNDS",
+  "FOCUS_MISMATCH",
+  "HELPER_ERROR",
 ] as const);
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -72,7 +74,10 @@ export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   CONFIRM_DENIED: "The confirm hook refused this action.",
   FOREGROUND_REQUIRED: "This input needs the real pointer/keyboard: the operator must grant --allow-foreground.",
   PAUSED: "deckhand is paused; the operator runs `deckhand resume`.",
-  CANCELLED: "The request was cancelled before it was dispatched.",
+  CANCELLED: "The request was cancelled (serve `cancel`, or the MCP client aborted). details.delivery says whether anything was sent; re-observe before retrying.",
   SCREENSHOT_REQUIRED: "Take a screenshot first; coordinates are pixels of the last screenshot.",
   COORDINATE_OUT_OF_BOUNDS: "Use a point inside the last screenshot.",
+  FOCUS_MISMATCH:
+    "Another window holds keyboard focus, so no keys were sent (or sending stopped). Activate the target (`deckhand activate`, or the operator's --allow-foreground lets deckhand do it) and re-observe before retrying.",
+  HELPER_ERROR: "The helper reported an error this deckhand does not know (details.helperCode); it may be newer than deckhand. Re-observe before retrying.",
 };

@@ -7,7 +7,9 @@ import { z } from "zod";
 // helper of a newer minor version may add optional fields (same major:
 // proceed). A new required field or a changed meaning is a new major.
 
-export const PROTOCOL_VERSION = [1, 0] as const;
+// 1.1: input.focus (focus guard), set_accessibility, permission `advisory`,
+// FOCUS_MISMATCH. A 1.0 helper lacks the capabilities and is refused those features.
+export const PROTOCOL_VERSION = [1, 1] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -29,10 +31,13 @@ export const HELPER_ERROR_CODES = Object.freeze([
   "SCREENSHOT_FAILED",
   "TIMEOUT",
   "INTERNAL",
+  "FOCUS_MISMATCH",
 ] as const);
 
+// Any string: a code this orchestrator does not know (a newer helper's) is
+// surfaced as HELPER_ERROR with the helper's code in details, not a protocol error.
 export const WireError = z.object({
-  code: z.enum(HELPER_ERROR_CODES),
+  code: z.string().min(1),
   message: z.string(),
   details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 });
@@ -68,7 +73,9 @@ export const CAPABILITY_KEYS = Object.freeze([
   "action.secondary",
   "input.pointer",
   "input.keyboard",
+  "input.focus_guard",
   "watch_user_input",
+  "set_accessibility",
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
 
@@ -144,7 +151,10 @@ export const PermissionCheck = z.object({
   status: z.enum(["granted", "denied", "unknown"]),
   detail: z.string(),
   remediation: z.string(),
+  /** true: a warning only; observation proceeds (e.g. IsEnabled false: GTK3 trees are readable anyway). */
+  advisory: z.boolean().optional(),
 });
+export type PermissionCheck = z.infer<typeof PermissionCheck>;
 
 export const WireApp = z.object({
   pid: uint,
@@ -322,14 +332,36 @@ export const OPS = {
     args: z.object({
       steps: z.array(InputStep).min(1),
       restore_pointer: z.boolean(),
+      /**
+       * Focus guard (capability input.focus_guard): before every keyboard
+       * step, and before each chunk of typed text, the window holding input
+       * focus must be `window_id` (or a dialog of the same pid transient for
+       * it); else FOCUS_MISMATCH and nothing more is sent. `activate`: at the
+       * first check only, ask the window manager to activate it (EWMH) and
+       * wait for the focus change.
+       */
+      focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }).nullable().optional(),
     }),
-    result: z.object({ steps_completed: uint }),
+    result: z.object({
+      steps_completed: uint,
+      /** Characters typed by `type` steps. */
+      chars_sent: uint.optional(),
+      /** The focus window the guard accepted (null when no guard ran). */
+      focus_window: uint.nullable().optional(),
+    }),
   },
   watch_user_input: {
     mutates: false,
     capability: "watch_user_input",
     args: z.object({ enabled: z.boolean() }),
     result: z.object({ watching: z.boolean() }),
+  },
+  set_accessibility: {
+    mutates: false,
+    capability: "set_accessibility",
+    /** Switch the session's accessibility flag (Linux: org.a11y.Status IsEnabled). */
+    args: z.object({ enabled: z.boolean() }),
+    result: z.object({ enabled: z.boolean(), previous: z.boolean().nullable() }),
   },
 } as const;
 

@@ -120,4 +120,65 @@ export const VECTORS: Vector[] = [
   },
   { name: "event-user-input", description: "kill-switch event", message: { type: "event", event: "user_input", data: { kind: "key" } } },
   { name: "cancel", description: "best-effort cancel", message: { type: "cancel", id: 9 } },
+  // Protocol 1.1 and forward compatibility: both ends ignore fields they do not know.
+  {
+    name: "hello-extra-fields",
+    description: "a newer helper's hello: unknown fields at every level are ignored",
+    message: {
+      type: "hello",
+      protocol: [1, 7],
+      helper: { name: "deckhand-helper-future", version: "9.0.0", platform: "linux", backend: "atspi+x11", build: "abc123" },
+      capabilities: { ...caps, "input.focus_guard": { supported: true, verified: "live", since: "1.1" }, "future.op": { supported: true, verified: "unverified" } },
+      limits: { max_frame_bytes: 16777216, max_nodes: 100000 },
+      session_id: "s-1",
+    },
+  },
+  {
+    name: "request-extra-fields",
+    description: "a newer orchestrator's request: an unknown top-level field and an unknown argument are ignored",
+    op: "list_windows",
+    message: { type: "request", id: 10, op: "list_windows", deadline_ms: 5000, args: { pid: null, include_hidden: true }, trace_id: "t-1" },
+  },
+  {
+    name: "response-extra-fields",
+    description: "a newer helper's response: unknown fields in the frame and the result are ignored",
+    op: "list_windows",
+    message: { type: "response", id: 10, ok: true, result: { windows: [{ window_id: 2097153, z_index: 0, title: "fixture", bounds: rect, minimized: false, pid: 4242, workspace: 1 }], cursor: "c1" }, elapsed_us: 812 },
+  },
+  {
+    name: "response-unknown-error-code",
+    description: "an error code the orchestrator does not know: HELPER_ERROR with the helper's code in details",
+    message: { type: "response", id: 11, ok: false, error: { code: "QUOTA_EXCEEDED", message: "a future refusal", details: { limit: 3 } } },
+  },
+  {
+    name: "request-input-focus-guard",
+    description: "keyboard input confined to a window (1.1)",
+    op: "input",
+    message: { type: "request", id: 12, op: "input", deadline_ms: 10000, args: { steps: [{ kind: "type", text: "hello" }], restore_pointer: false, focus: { window_id: 2097153, pid: 4242, activate: true } } },
+  },
+  {
+    name: "response-focus-mismatch",
+    description: "focus moved away after 8 characters: partial, keys released",
+    message: {
+      type: "response",
+      id: 12,
+      ok: false,
+      error: { code: "FOCUS_MISMATCH", message: "focus is on another window", details: { expected_window: 2097153, focus_window: 4194305, focus_pid: 777, steps_completed: 0, chars_sent: 8 } },
+      receipt: { delivery: "partial", route: "foreground_input", cleanup: { keys_released: true, buttons_released: true, pointer_restored: null } },
+    },
+  },
+  {
+    name: "response-input-chars",
+    description: "input result with the 1.1 fields",
+    op: "input",
+    message: { type: "response", id: 13, ok: true, result: { steps_completed: 1, chars_sent: 5, focus_window: 2097153 }, receipt: { delivery: "submitted", route: "foreground_input", cleanup: cleanupNone } },
+  },
+  {
+    name: "response-permissions-advisory",
+    description: "an advisory (non-gating) permission check",
+    op: "permissions",
+    message: { type: "response", id: 14, ok: true, result: { checks: [{ id: "accessibility_enabled", status: "denied", detail: "IsEnabled is false", remediation: "deckhand permissions --enable-accessibility", advisory: true }] } },
+  },
+  { name: "request-set-accessibility", description: "switch the accessibility flag on (1.1)", op: "set_accessibility", message: { type: "request", id: 15, op: "set_accessibility", deadline_ms: 5000, args: { enabled: true } } },
+  { name: "response-set-accessibility", description: "previous value may be nil", op: "set_accessibility", message: { type: "response", id: 15, ok: true, result: { enabled: true, previous: false } } },
 ];
