@@ -7,7 +7,9 @@
 //!   drive --parallel REQ1 REQ2   (send all, then read the answers)
 //!   drive --cycle --repeat 5 REQ1 REQ2   (REQ1 REQ2 REQ1 REQ2 ...)
 //!
-//! A request is {"op", "args", "deadline_ms"?}; ids are assigned here.
+//! A request is {"op", "args", "deadline_ms"?, "cancel_after_ms"?}; ids are
+//! assigned here. With --parallel, "cancel_after_ms" sends a `cancel` frame
+//! for that request after so many ms.
 //! DECKHAND_HELPER overrides the helper path (default: next to this binary's
 //! target dir, target/release/deckhand-helper-linux).
 
@@ -73,7 +75,7 @@ fn main() {
         exe.parent().and_then(|p| p.parent()).unwrap().join("deckhand-helper-linux").to_string_lossy().into_owned()
     });
     let mut child = Command::new(&helper).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("spawn helper");
-    let mut stdin = child.stdin.take().unwrap();
+    let stdin = std::sync::Arc::new(std::sync::Mutex::new(child.stdin.take().unwrap()));
     let mut stdout = child.stdout.take().unwrap();
     let t0 = Instant::now();
     let hello = read_frame(&mut stdout).expect("hello frame");
@@ -88,11 +90,19 @@ fn main() {
         for a in &args {
             let req: serde_json::Value = serde_json::from_str(a).expect("request JSON");
             id += 1;
-            write_frame(&mut stdin, &serde_json::json!({
+            write_frame(&mut *stdin.lock().unwrap(), &serde_json::json!({
                 "type": "request", "id": id, "op": req["op"],
                 "deadline_ms": req.get("deadline_ms").cloned().unwrap_or(serde_json::json!(10000)),
                 "args": req.get("args").cloned().unwrap_or(serde_json::json!({})),
             }));
+            if let Some(ms) = req.get("cancel_after_ms").and_then(|m| m.as_u64()) {
+                let (stdin, cid) = (stdin.clone(), id);
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                    eprintln!("[drive] cancel #{cid} after {ms} ms");
+                    write_frame(&mut *stdin.lock().unwrap(), &serde_json::json!({"type": "cancel", "id": cid}));
+                });
+            }
         }
         let mut left = id;
         while left > 0 {
@@ -100,7 +110,8 @@ fn main() {
             let is_resp = v.as_map().map(|m| m.iter().any(|(k, v)| k.as_str() == Some("type") && v.as_str() == Some("response"))).unwrap_or(false);
             if is_resp {
                 left -= 1;
-                eprintln!("[drive] response after {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+                let rid = v.as_map().and_then(|m| m.iter().find(|(k, _)| k.as_str() == Some("id")).and_then(|(_, v)| v.as_u64())).unwrap_or(0);
+                eprintln!("[drive] response #{rid} after {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
             }
             if !quiet || !is_resp {
                 println!("{}", to_json(&v));
@@ -127,7 +138,7 @@ fn main() {
                 "args": req.get("args").cloned().unwrap_or(serde_json::json!({})),
             });
             let t = Instant::now();
-            write_frame(&mut stdin, &frame);
+            write_frame(&mut *stdin.lock().unwrap(), &frame);
             // Skip event frames until our response arrives.
             loop {
                 let v = read_frame(&mut stdout).expect("response frame");
@@ -145,7 +156,8 @@ fn main() {
             }
         }
     }
-    drop(stdin);
+    drop(stdin); // the cancel threads are done by now (or never fire): EOF
+
     let status = child.wait().expect("wait");
     eprintln!("[drive] helper exited: {status}");
 }

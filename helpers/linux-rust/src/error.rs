@@ -15,6 +15,8 @@ pub enum Code {
     ScreenshotFailed,
     Timeout,
     Internal,
+    /// (1.1) The keyboard focus is not on the window the input was meant for.
+    FocusMismatch,
 }
 
 impl Code {
@@ -30,6 +32,7 @@ impl Code {
             Code::ScreenshotFailed => "SCREENSHOT_FAILED",
             Code::Timeout => "TIMEOUT",
             Code::Internal => "INTERNAL",
+            Code::FocusMismatch => "FOCUS_MISMATCH",
         }
     }
 }

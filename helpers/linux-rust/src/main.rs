@@ -20,7 +20,7 @@ use wire::messages::{parse_incoming, Capability, Hello, HelperInfo, Incoming, Li
 
 /// How each capability was verified. "live" = run by us against a real
 /// desktop (Xvfb + openbox + AT-SPI + GTK 3 apps, see README.md).
-fn capability(key: &str, ext: Option<x11::Extensions>) -> Capability {
+fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Capability {
     let live = |note: &str| Capability { supported: true, verified: "live".into(), note: Some(note.into()).filter(|n: &String| !n.is_empty()) };
     let no_x = |what: &str| Capability { supported: false, verified: "live".into(), note: Some(format!("no X display at startup: {what}")) };
     let x = ext.is_some();
@@ -55,6 +55,13 @@ fn capability(key: &str, ext: Option<x11::Extensions>) -> Capability {
             Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
             None => no_x("no input"),
         },
+        "input.focus_guard" => match ext {
+            Some(e) if e.xtest.is_some() => live("GetInputFocus -> top-level client (WM_STATE) + _NET_WM_PID / WM_TRANSIENT_FOR before each key down, tap and 8-character chunk; activation by _NET_ACTIVE_WINDOW"),
+            Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
+            None => no_x("no input"),
+        },
+        "set_accessibility" if session_bus => live("org.a11y.Status.IsEnabled via org.freedesktop.DBus.Properties.Set on the session bus"),
+        "set_accessibility" => Capability { supported: false, verified: "live".into(), note: Some("no session D-Bus reachable at startup".into()) },
         "watch_user_input" => match ext {
             Some(e) if e.xinput.is_some() => Capability {
                 supported: true,
@@ -73,7 +80,8 @@ fn hello() -> Hello {
     } else {
         None
     };
-    let capabilities: BTreeMap<String, Capability> = CAPABILITY_KEYS.iter().map(|k| (k.to_string(), capability(k, ext))).collect();
+    let bus = session_bus_reachable();
+    let capabilities: BTreeMap<String, Capability> = CAPABILITY_KEYS.iter().map(|k| (k.to_string(), capability(k, ext, bus))).collect();
     Hello {
         kind: "hello".into(),
         protocol: PROTOCOL,
@@ -86,6 +94,52 @@ fn hello() -> Hello {
         capabilities,
         limits: Limits { max_frame_bytes: MAX_FRAME_BYTES as u64 },
     }
+}
+
+/// Whether the session D-Bus socket accepts a connection (checked without
+/// the D-Bus handshake: hello must not wait on a bus). Non-unix transports
+/// are not probed and count as reachable.
+fn session_bus_reachable() -> bool {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixStream};
+    let addresses = std::env::var("DBUS_SESSION_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+        .or_else(|| std::env::var("XDG_RUNTIME_DIR").ok().map(|d| format!("unix:path={d}/bus")));
+    let Some(addresses) = addresses else { return false };
+    addresses.split(';').any(|a| {
+        let Some((transport, params)) = a.split_once(':') else { return false };
+        if transport != "unix" {
+            return true;
+        }
+        let param = |key: &str| params.split(',').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == key).map(|(_, v)| unescape(v));
+        if let Some(path) = param("path") {
+            UnixStream::connect(path).is_ok()
+        } else if let Some(name) = param("abstract") {
+            SocketAddr::from_abstract_name(name.as_bytes()).and_then(|sa| UnixStream::connect_addr(&sa)).is_ok()
+        } else {
+            true
+        }
+    })
+}
+
+/// D-Bus address values are %-escaped.
+fn unescape(v: &str) -> String {
+    let b = v.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Some(n) = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                out.push(n);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// DECKHAND_HELPER_DEBUG set (non-empty, not "0"): per-request timing and

@@ -62,6 +62,15 @@ pub async fn session_bus() -> Result<zbus::Connection> {
         .map_err(|e| Error::new(Code::PermissionDenied, format!("cannot connect to the session D-Bus: {e}")))
 }
 
+/// org.a11y.Status.IsEnabled, read from the bus launcher on the session bus.
+pub async fn a11y_enabled(session: &zbus::Connection) -> Result<bool> {
+    let m = session
+        .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some(I_PROPS), "Get", &("org.a11y.Status", "IsEnabled"))
+        .await?;
+    let v: OwnedValue = m.body().deserialize()?;
+    bool::try_from(v).map_err(|e| Error::internal(format!("IsEnabled is not a boolean: {e}")))
+}
+
 impl A11y {
     pub async fn connect() -> Result<A11y> {
         let session = session_bus().await.ok();

@@ -1,13 +1,16 @@
-//! Mutating ops (element_action, input: always with a receipt) and
-//! watch_user_input.
+//! Mutating ops (element_action, input: always with a receipt),
+//! watch_user_input and set_accessibility.
 
 use super::{deadline_of, resolve_frame, send_event, Ctx};
 use crate::atspi::actions::{self, Dispatch, Fast, Want};
+use crate::atspi::{self, within};
 use crate::error::{Code, Error, Result};
 use crate::wire::codec::to_value;
 use crate::wire::messages::*;
-use crate::x11::{input, watch::Watcher, windows};
-use std::time::Instant;
+use crate::x11::{input, watch::Watcher, windows, X};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub async fn element_action(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> Response {
     let refuse = |e: &Error| Response::err(id, e, Some(Receipt::accessibility(Delivery::NotDispatched)));
@@ -100,6 +103,11 @@ fn input_receipt(delivery: Delivery, cleanup: Cleanup) -> Receipt {
     Receipt { delivery, route: Route::ForegroundInput, cleanup }
 }
 
+/// How long after the deadline we stop waiting for the input thread (it
+/// honours the deadline itself; this only covers an X server that hangs).
+/// Well inside the orchestrator's grace.
+const INPUT_LATE: Duration = Duration::from_millis(150);
+
 pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> Response {
     let nothing = Cleanup { keys_released: true, buttons_released: true, pointer_restored: None };
     let a: InputArgs = match decode_args(args) {
@@ -112,17 +120,50 @@ pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
     if let Err(e) = input::validate(&a.steps) {
         return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing)));
     }
-    let (_, deadline) = deadline_of(deadline_ms);
-    let outcome = ctx.with_x(|x| Ok(input::run(x, &a.steps, a.restore_pointer, deadline, &|| ctx.is_cancelled(id))));
-    let o = match outcome {
-        Ok(o) => o,
-        Err(e) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
-    };
+    let (d, deadline) = deadline_of(deadline_ms);
     let total = a.steps.len() as u32;
+    // The op runs on the input thread (blocking X calls and sleeps there do
+    // not hold up other requests); it sees cancels through the shared set,
+    // or `abandon` if we stop waiting for it.
+    let cancelled = ctx.cancelled.clone();
+    let abandon = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(AtomicBool::new(false));
+    let (abandon_w, started_w) = (abandon.clone(), started.clone());
+    let job = move |conn: &mut Option<X>| -> Result<input::Outcome> {
+        let stop = || abandon_w.load(Ordering::Relaxed) || cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false);
+        if stop() {
+            // Cancelled or abandoned while queued behind another input.
+            return Ok(input::Outcome::not_started(Error::new(Code::ActionFailed, "cancelled before step 0").with("cancelled", true)));
+        }
+        started_w.store(true, Ordering::Relaxed);
+        if conn.is_none() {
+            *conn = Some(X::connect()?);
+        }
+        let x = conn.as_mut().expect("connected above");
+        let o = input::run(x, &a.steps, a.restore_pointer, a.focus, deadline, &stop);
+        if o.error.as_ref().is_some_and(|e| e.message.starts_with("X connection")) {
+            *conn = None; // reconnect for the next input
+        }
+        Ok(o)
+    };
+    let o = match tokio::time::timeout(d + INPUT_LATE, ctx.input.run(job)).await {
+        Ok(Ok(Ok(o))) => o,
+        Ok(Ok(Err(e)) | Err(e)) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
+        Err(_) => {
+            abandon.store(true, Ordering::Relaxed);
+            let e = Error::timeout(format!("input did not finish within {} ms", d.as_millis()));
+            return if started.load(Ordering::Relaxed) {
+                let unknown = Cleanup { keys_released: false, buttons_released: false, pointer_restored: None };
+                Response::err(id, &e, Some(input_receipt(Delivery::Unknown, unknown)))
+            } else {
+                Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing)))
+            };
+        }
+    };
     match o.error {
         None => Response::ok(
             id,
-            to_value(&InputResult { steps_completed: o.steps_completed }),
+            to_value(&InputResult { steps_completed: o.steps_completed, chars_sent: o.chars_sent, focus_window: o.focus_window }),
             Some(input_receipt(Delivery::Submitted, o.cleanup)),
         ),
         Some(e) => {
@@ -133,10 +174,44 @@ pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
             } else {
                 Delivery::Submitted
             };
-            let e = e.with("steps_completed", o.steps_completed);
+            let e = e.with("steps_completed", o.steps_completed).with("chars_sent", o.chars_sent);
             Response::err(id, &e, Some(input_receipt(delivery, o.cleanup)))
         }
     }
+}
+
+/// Set org.a11y.Status.IsEnabled on the session bus (the AT-SPI bus
+/// launcher owns it). Toolkits that check it (Qt, Chromium, Firefox, some
+/// GTK 4) only expose their trees when it is true, and most read it at
+/// start-up only.
+pub async fn set_accessibility(a: SetAccessibilityArgs, deadline: Instant) -> Result<SetAccessibilityResult> {
+    let t = Duration::from_millis(2000).min(deadline.saturating_duration_since(Instant::now()));
+    within(t, "org.a11y.Status on the session bus", async {
+        let session = atspi::session_bus().await?;
+        let previous = atspi::a11y_enabled(&session).await.ok();
+        session
+            .call_method(
+                Some("org.a11y.Bus"),
+                "/org/a11y/bus",
+                Some(atspi::I_PROPS),
+                "Set",
+                &("org.a11y.Status", "IsEnabled", zbus::zvariant::Value::from(a.enabled)),
+            )
+            .await
+            .map_err(|e| {
+                let code = match &e {
+                    zbus::Error::MethodError(n, _, _) if n.as_str().ends_with("ServiceUnknown") || n.as_str().ends_with("NameHasNoOwner") => {
+                        Code::PermissionDenied
+                    }
+                    _ => Code::ActionFailed,
+                };
+                Error::new(code, format!("setting org.a11y.Status.IsEnabled failed (is at-spi-bus-launcher running?): {e}"))
+            })?;
+        // Read back: what the launcher now says (the request when unreadable).
+        let enabled = atspi::a11y_enabled(&session).await.unwrap_or(a.enabled);
+        Ok(SetAccessibilityResult { enabled, previous })
+    })
+    .await
 }
 
 pub async fn watch_user_input(ctx: &Ctx, a: WatchArgs) -> Result<WatchResult> {
@@ -151,6 +226,5 @@ pub async fn watch_user_input(ctx: &Ctx, a: WatchArgs) -> Result<WatchResult> {
     if let Some(w) = ctx.watcher.borrow().as_ref() {
         w.set(a.enabled)?;
     }
-    let _ = Instant::now();
     Ok(WatchResult { watching: a.enabled })
 }

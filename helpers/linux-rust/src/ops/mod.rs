@@ -2,6 +2,7 @@
 
 pub mod act;
 pub mod observe;
+pub mod worker;
 
 use crate::atspi::cache::{FrameEntry, ResolveCache};
 use crate::atspi::{apps, tree, A11y};
@@ -46,13 +47,26 @@ pub struct Ctx {
     /// Frames and object paths learned by earlier requests (guesses, always
     /// verified live before use; dropped with the a11y connection).
     pub resolved: RefCell<ResolveCache>,
+    /// Runs `input` ops, one at a time, on a thread with its own X
+    /// connection (None until first used, dropped when it broke).
+    pub input: worker::Worker<Option<X>>,
+    /// Ids of requests the orchestrator cancelled (filled by the stdin thread).
     pub cancelled: Arc<Mutex<HashSet<u64>>>,
     pub out: Out,
 }
 
 impl Ctx {
     pub fn new(out: Out, cancelled: Arc<Mutex<HashSet<u64>>>) -> Ctx {
-        Ctx { x: RefCell::new(None), a11y: RefCell::new(None), a11y_connecting: tokio::sync::Mutex::new(()), watcher: RefCell::new(None), resolved: RefCell::new(ResolveCache::default()), cancelled, out }
+        Ctx {
+            x: RefCell::new(None),
+            a11y: RefCell::new(None),
+            a11y_connecting: tokio::sync::Mutex::new(()),
+            watcher: RefCell::new(None),
+            resolved: RefCell::new(ResolveCache::default()),
+            input: worker::Worker::new("input"),
+            cancelled,
+            out,
+        }
     }
 
     /// Run synchronous X work on the (lazily opened) connection. A broken
@@ -91,10 +105,6 @@ impl Ctx {
             *self.a11y.borrow_mut() = None;
             self.resolved.borrow_mut().clear();
         }
-    }
-
-    pub fn is_cancelled(&self, id: u64) -> bool {
-        self.cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false)
     }
 }
 
@@ -151,6 +161,7 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         "watch_user_input" => read_op(ctx, id, op, deadline_ms, &args, |a, _| act::watch_user_input(ctx, a)).await,
         "element_action" => act::element_action(ctx, id, deadline_ms, &args).await,
         "input" => act::input(ctx, id, deadline_ms, &args).await,
+        "set_accessibility" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| act::set_accessibility(a, dl)).await,
         other => Response::err(
             id,
             &Error::new(Code::InvalidArguments, format!("unknown op {other:?}")).with("op", other),
@@ -165,4 +176,60 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         );
     }
     resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::codec::decode_body;
+    use crate::wire::messages::{parse_incoming, Incoming};
+    use rmpv::Value;
+
+    fn map(entries: Vec<(&str, Value)>) -> Value {
+        Value::Map(entries.into_iter().map(|(k, v)| (Value::from(k), v)).collect())
+    }
+
+    fn answer(frame: Value) -> Response {
+        let mut bytes = Vec::new();
+        rmpv::encode::write_value(&mut bytes, &frame).unwrap();
+        let Incoming::Request { id, op, deadline_ms, args } = parse_incoming(&decode_body(&bytes).unwrap()).unwrap() else {
+            panic!("not a request")
+        };
+        let out: Out = Arc::new(Mutex::new(Box::new(std::io::sink())));
+        let ctx = Ctx::new(out, Arc::new(Mutex::new(HashSet::new())));
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        tokio::task::LocalSet::new().block_on(&rt, handle(&ctx, id, &op, deadline_ms, args))
+    }
+
+    /// A request of a newer minor version (an extra top-level field, an extra
+    /// args field) is decoded and answered. watch_user_input {enabled:false}
+    /// needs no display.
+    #[test]
+    fn request_with_extra_fields_is_answered() {
+        let r = answer(map(vec![
+            ("type", "request".into()),
+            ("id", 41.into()),
+            ("op", "watch_user_input".into()),
+            ("deadline_ms", 1000.into()),
+            ("priority", "high".into()),
+            ("args", map(vec![("enabled", false.into()), ("kinds", Value::Array(vec!["key".into()]))])),
+        ]));
+        assert!(r.ok, "{:?}", r.error);
+        assert_eq!(r.id, 41);
+        let result = r.result.unwrap();
+        assert_eq!(result.as_map().unwrap()[0], (Value::from("watching"), Value::Boolean(false)));
+    }
+
+    #[test]
+    fn unknown_op_is_an_error_response() {
+        let r = answer(map(vec![
+            ("type", "request".into()),
+            ("id", 42.into()),
+            ("op", "teleport".into()),
+            ("deadline_ms", 0.into()),
+            ("args", map(vec![])),
+        ]));
+        assert!(!r.ok);
+        assert_eq!(r.error.unwrap().code, "INVALID_ARGUMENTS");
+    }
 }

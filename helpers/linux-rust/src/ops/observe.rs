@@ -23,6 +23,7 @@ fn check(id: &str, granted: Option<bool>, detail: String, remediation: &str) -> 
         status: status.into(),
         detail,
         remediation: if granted == Some(true) { String::new() } else { remediation.into() },
+        advisory: Some(false),
     }
 }
 
@@ -57,22 +58,23 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
     // org.a11y.Status.IsEnabled
     let enabled = match &session {
         Ok(s) => {
-            let r = within(t, "org.a11y.Status", async {
-                let m = s
-                    .call_method(Some("org.a11y.Bus"), "/org/a11y/bus", Some(atspi::I_PROPS), "Get", &("org.a11y.Status", "IsEnabled"))
-                    .await?;
-                let v: zbus::zvariant::OwnedValue = m.body().deserialize()?;
-                bool::try_from(v).map_err(|e| Error::internal(format!("IsEnabled is not a boolean: {e}")))
-            })
-            .await;
+            let r = within(t, "org.a11y.Status", atspi::a11y_enabled(s)).await;
             match r {
                 Ok(true) => check("accessibility_enabled", Some(true), "org.a11y.Status.IsEnabled is true".into(), ""),
-                Ok(false) => check(
-                    "accessibility_enabled",
-                    Some(false),
-                    "org.a11y.Status.IsEnabled is false: toolkits that check it (Qt, Chromium, GTK4) will not expose their trees".into(),
-                    "gsettings set org.gnome.desktop.interface toolkit-accessibility true, or set the org.a11y.Status IsEnabled property to true on the session bus",
-                ),
+                // Advisory: observation goes on (GTK 3 exposes its tree
+                // regardless); only the toolkits named here need the flag.
+                Ok(false) => PermissionCheck {
+                    advisory: Some(true),
+                    ..check(
+                        "accessibility_enabled",
+                        Some(false),
+                        "org.a11y.Status.IsEnabled is false: GTK 3 trees are readable anyway, but toolkits that check the flag \
+                         (Qt, Chromium/Electron, Firefox, GTK 4 with some versions) do not expose their accessibility trees"
+                            .into(),
+                        "run `deckhand permissions --enable-accessibility` (or set org.a11y.Status IsEnabled=true on the session bus), \
+                         then restart those apps",
+                    )
+                },
                 Err(e) => check("accessibility_enabled", None, format!("cannot read org.a11y.Status.IsEnabled: {}", e.message), "start at-spi-bus-launcher for this session"),
             }
         }

@@ -1,12 +1,16 @@
 //! Typed frames and op payloads, mirroring src/wire/messages.ts (the contract).
 //! Field names are exact (snake_case). Optional wire fields (`.optional()` in
 //! the contract) are skipped when absent; nullable ones are written as nil.
+//!
+//! Decoding is tolerant: unknown fields are ignored everywhere (a newer minor
+//! version of the protocol only adds optional fields), and fields added by a
+//! minor version carry `#[serde(default)]` so frames of 1.0 still decode.
 
 use crate::error::{Detail, Error};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-pub const PROTOCOL: [u32; 2] = [1, 0];
+pub const PROTOCOL: [u32; 2] = [1, 1];
 
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",
@@ -27,13 +31,14 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "action.secondary",
     "input.pointer",
     "input.keyboard",
+    "input.focus_guard",
     "watch_user_input",
+    "set_accessibility",
 ];
 
 // ------------------------------------------------------------------ frames
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
 pub struct Capability {
     pub supported: bool,
     /// "live" | "vectors" | "unverified"
@@ -43,7 +48,6 @@ pub struct Capability {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct HelperInfo {
     pub name: String,
     pub version: String,
@@ -52,13 +56,11 @@ pub struct HelperInfo {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct Limits {
     pub max_frame_bytes: u64,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct Hello {
     #[serde(rename = "type")]
     pub kind: String,
@@ -140,7 +142,6 @@ impl Serialize for Detail {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct WireError {
     pub code: String,
     pub message: String,
@@ -159,7 +160,6 @@ impl From<&Error> for WireError {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct Response {
     #[serde(rename = "type")]
     pub kind: String,
@@ -183,7 +183,6 @@ impl Response {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct Event {
     #[serde(rename = "type")]
     pub kind: String,
@@ -219,12 +218,7 @@ pub fn parse_incoming(v: &rmpv::Value) -> Result<Incoming, String> {
             if !args.is_map() {
                 return Err("request `args` is not a map".into());
             }
-            for (k, _) in map {
-                match k.as_str() {
-                    Some("type" | "id" | "op" | "deadline_ms" | "args") => {}
-                    other => return Err(format!("request has an unknown field {other:?}")),
-                }
-            }
+            // Other top-level fields are ignored: a newer minor version may add some.
             Ok(Incoming::Request { id, op: op.to_string(), deadline_ms, args })
         }
         "cancel" => Ok(Incoming::Cancel { id: id()? }),
@@ -235,7 +229,6 @@ pub fn parse_incoming(v: &rmpv::Value) -> Result<Incoming, String> {
 // ------------------------------------------------------------------ payloads
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(deny_unknown_fields)]
 pub struct Rect {
     pub x: i32,
     pub y: i32,
@@ -266,17 +259,19 @@ impl Rect {
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
-#[serde(deny_unknown_fields)]
 pub struct PermissionCheck {
     pub id: String,
     /// "granted" | "denied" | "unknown"
     pub status: String,
     pub detail: String,
     pub remediation: String,
+    /// (1.1) true: a "denied" that does not stop observation (a hint, not a
+    /// blocker). Absent in 1.0 frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory: Option<bool>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct WireApp {
     pub pid: u32,
     pub name: String,
@@ -288,7 +283,6 @@ pub struct WireApp {
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct WireWindow {
     pub window_id: u32,
     pub z_index: u32,
@@ -299,7 +293,6 @@ pub struct WireWindow {
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
 pub struct WireNode {
     pub path: Vec<u32>,
     pub role: String,
@@ -315,7 +308,6 @@ pub struct WireNode {
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
 pub struct WireLocator {
     pub path: Vec<u32>,
     pub role: String,
@@ -326,17 +318,14 @@ pub struct WireLocator {
 // ---- op args
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ListWindowsArgs {
     pub pid: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct GetTreeArgs {
     pub pid: u32,
     pub window_id: u32,
@@ -346,7 +335,6 @@ pub struct GetTreeArgs {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ScreenshotArgs {
     pub window_id: u32,
     pub path: String,
@@ -355,7 +343,6 @@ pub struct ScreenshotArgs {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct HitTestArgs {
     pub x: i32,
     pub y: i32,
@@ -375,7 +362,6 @@ pub enum ElementActionName {
 
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ElementActionArgs {
     pub pid: u32,
     pub window_id: u32,
@@ -411,7 +397,7 @@ impl Button {
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InputStep {
     Move { x: i32, y: i32 },
     Button { button: Button, down: bool },
@@ -425,14 +411,30 @@ pub enum InputStep {
 
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct InputArgs {
     pub steps: Vec<InputStep>,
     pub restore_pointer: bool,
+    /// (1.1) Keyboard steps are sent only while this window (or a transient
+    /// dialog of it, same pid) holds the X input focus. Absent/nil: no guard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<FocusGuard>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FocusGuard {
+    pub window_id: u32,
+    pub pid: u32,
+    /// Ask the window manager to activate the window (_NET_ACTIVE_WINDOW)
+    /// when it is not focused at the first check.
+    pub activate: bool,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+pub struct SetAccessibilityArgs {
+    pub enabled: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
 pub struct WatchArgs {
     pub enabled: bool,
 }
@@ -440,25 +442,21 @@ pub struct WatchArgs {
 // ---- op results
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct PermissionsResult {
     pub checks: Vec<PermissionCheck>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ListAppsResult {
     pub apps: Vec<WireApp>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ListWindowsResult {
     pub windows: Vec<WireWindow>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct GetTreeResult {
     pub nodes: Vec<WireNode>,
     pub truncated: bool,
@@ -467,14 +465,12 @@ pub struct GetTreeResult {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct Point {
     pub x: i32,
     pub y: i32,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ScreenshotResult {
     pub path: String,
     pub width: u32,
@@ -486,7 +482,6 @@ pub struct ScreenshotResult {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct HitTestResult {
     pub pid: Option<u32>,
     pub window_id: Option<u32>,
@@ -494,7 +489,6 @@ pub struct HitTestResult {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct ElementActionResult {
     pub performed: bool,
     pub verified: Option<bool>,
@@ -502,13 +496,26 @@ pub struct ElementActionResult {
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
 pub struct InputResult {
     pub steps_completed: u32,
+    /// (1.1) Characters typed by `type` steps.
+    #[serde(default)]
+    pub chars_sent: u32,
+    /// (1.1) The top-level window the focus guard accepted last; nil when no
+    /// guard ran.
+    #[serde(default)]
+    pub focus_window: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
+pub struct SetAccessibilityResult {
+    /// org.a11y.Status.IsEnabled after the change (read back).
+    pub enabled: bool,
+    /// IsEnabled before the change; nil when it could not be read.
+    pub previous: Option<bool>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
 pub struct WatchResult {
     pub watching: bool,
 }
@@ -565,12 +572,60 @@ mod tests {
     }
 
     #[test]
-    fn unknown_arg_fields_are_invalid() {
+    fn unknown_fields_are_ignored_wrong_types_are_not() {
         let a = map(vec![("pid", 1.into()), ("bogus", true.into())]);
-        let e = decode_args::<ListWindowsArgs>(&a).unwrap_err();
-        assert_eq!(e.code, crate::error::Code::InvalidArguments);
+        assert_eq!(decode_args::<ListWindowsArgs>(&a).unwrap().pid, Some(1));
         let wrong_type = map(vec![("x", "1".into()), ("y", 2.into())]);
-        assert!(decode_args::<HitTestArgs>(&wrong_type).is_err());
+        let e = decode_args::<HitTestArgs>(&wrong_type).unwrap_err();
+        assert_eq!(e.code, crate::error::Code::InvalidArguments);
+        let missing = map(vec![("x", 1.into())]);
+        assert!(decode_args::<HitTestArgs>(&missing).is_err());
+    }
+
+    #[test]
+    fn request_with_extra_fields_parses() {
+        // A 1.2 orchestrator may add a top-level field and an args field.
+        let req = map(vec![
+            ("type", "request".into()),
+            ("id", 9.into()),
+            ("op", "input".into()),
+            ("deadline_ms", 500.into()),
+            ("trace", map(vec![("span", "abc".into())])),
+            (
+                "args",
+                map(vec![
+                    ("steps", Value::Array(vec![map(vec![("kind", "type".into()), ("text", "hi".into()), ("speed", 3.into())])])),
+                    ("restore_pointer", false.into()),
+                    ("focus", map(vec![("window_id", 77.into()), ("pid", 12.into()), ("activate", true.into()), ("later", Value::Nil)])),
+                    ("future_option", "x".into()),
+                ]),
+            ),
+        ]);
+        let mut bytes = Vec::new();
+        rmpv::encode::write_value(&mut bytes, &req).unwrap();
+        let Incoming::Request { id, op, args, .. } = parse_incoming(&decode_body(&bytes).unwrap()).unwrap() else { panic!("not a request") };
+        assert_eq!((id, op.as_str()), (9, "input"));
+        let a: InputArgs = decode_args(&args).unwrap();
+        assert_eq!(a.steps, vec![InputStep::Type { text: "hi".into() }]);
+        assert_eq!(a.focus, Some(FocusGuard { window_id: 77, pid: 12, activate: true }));
+        // A cancel frame with an extra field too.
+        let c = map(vec![("type", "cancel".into()), ("id", 9.into()), ("reason", "user".into())]);
+        assert_eq!(parse_incoming(&c).unwrap(), Incoming::Cancel { id: 9 });
+    }
+
+    #[test]
+    fn input_focus_is_optional_and_nullable() {
+        let steps = Value::Array(vec![map(vec![("kind", "wait".into()), ("ms", 1.into())])]);
+        let absent: InputArgs = decode_args(&map(vec![("steps", steps.clone()), ("restore_pointer", true.into())])).unwrap();
+        assert_eq!(absent.focus, None);
+        let nil: InputArgs = decode_args(&map(vec![("steps", steps.clone()), ("restore_pointer", true.into()), ("focus", Value::Nil)])).unwrap();
+        assert_eq!(nil.focus, None);
+        let bad = map(vec![("steps", steps), ("restore_pointer", true.into()), ("focus", map(vec![("window_id", 1.into())]))]);
+        assert!(decode_args::<InputArgs>(&bad).is_err(), "a focus map needs window_id, pid and activate");
+        // The 1.1 result fields are always written.
+        let r = to_value(&InputResult { steps_completed: 1, chars_sent: 0, focus_window: None });
+        let keys: Vec<_> = r.as_map().unwrap().iter().map(|(k, _)| k.as_str().unwrap().to_string()).collect();
+        assert_eq!(keys, ["steps_completed", "chars_sent", "focus_window"]);
     }
 
     #[test]
@@ -592,8 +647,9 @@ mod tests {
         assert_eq!(a.steps[0], InputStep::Move { x: 1, y: -2 });
         assert!(matches!(a.steps[1], InputStep::Click { button: Button::Right, count: 2, .. }));
         assert_eq!(a.steps[2], InputStep::Scroll { x: None, y: None, dx: 0, dy: 3 });
-        let bad = Value::Array(vec![map(vec![("kind", "move".into()), ("x", 1.into()), ("y", 2.into()), ("z", 3.into())])]);
-        assert!(decode_args::<InputArgs>(&map(vec![("steps", bad), ("restore_pointer", true.into())])).is_err());
+        let extra = Value::Array(vec![map(vec![("kind", "move".into()), ("x", 1.into()), ("y", 2.into()), ("z", 3.into())])]);
+        let a: InputArgs = decode_args(&map(vec![("steps", extra), ("restore_pointer", true.into())])).unwrap();
+        assert_eq!(a.steps[0], InputStep::Move { x: 1, y: 2 }, "unknown step fields are ignored");
         let unknown = Value::Array(vec![map(vec![("kind", "teleport".into())])]);
         assert!(decode_args::<InputArgs>(&map(vec![("steps", unknown), ("restore_pointer", true.into())])).is_err());
     }

@@ -363,7 +363,10 @@ pub fn write_png(path: &str, rgb: &[u8], width: u32, height: u32) -> Result<()> 
         N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let result = (|| -> Result<()> {
-        let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| {
+        // 0600 from the start: a window image can show private text, and the
+        // file must never be readable by others, not even between create and rename.
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(|e| {
             failed(format!("cannot create {}: {e}", tmp.display()))
         })?;
         let mut buf = std::io::BufWriter::with_capacity(1 << 20, file);

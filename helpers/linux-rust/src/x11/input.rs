@@ -1,11 +1,17 @@
 //! Foreground input through XTest. Every key and button pressed is tracked
 //! and released at the end, even when a step fails; the pointer is put back
 //! when asked; the server is synced before returning.
+//!
+//! This runs on the input worker thread (blocking calls and sleeps are fine
+//! here, they do not hold up other requests). Sleeps that can be long (wait
+//! steps, the activation wait, the focus settling) are cut into slices of at
+//! most 10 ms that check for a `cancel` of the request.
 
+use super::focus;
 use super::keys::{self, Keymap};
 use super::X;
 use crate::error::{Code, Error, Result};
-use crate::wire::messages::{Cleanup, InputStep};
+use crate::wire::messages::{Cleanup, FocusGuard, InputStep};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, MOTION_NOTIFY_EVENT};
@@ -15,20 +21,78 @@ pub struct Outcome {
     pub steps_completed: u32,
     /// Whether any event reached the server.
     pub anything_sent: bool,
+    /// Characters typed by `type` steps.
+    pub chars_sent: u32,
+    /// The top-level window the focus guard accepted last (None: no check ran).
+    pub focus_window: Option<u32>,
     pub error: Option<Error>,
     pub cleanup: Cleanup,
+}
+
+impl Outcome {
+    /// Nothing was attempted (e.g. cancelled while queued).
+    pub fn not_started(error: Error) -> Outcome {
+        Outcome {
+            steps_completed: 0,
+            anything_sent: false,
+            chars_sent: 0,
+            focus_window: None,
+            error: Some(error),
+            cleanup: Cleanup { keys_released: true, buttons_released: true, pointer_restored: None },
+        }
+    }
+}
+
+/// A `type` step is sent in chunks of this many characters, the focus guard
+/// checked before each (and before a character that needed a keymap remap,
+/// which sleeps), so at most one chunk, sent in one burst, can land in a
+/// window the focus moved to while typing.
+pub const TYPE_CHUNK: usize = 8;
+
+/// The longest the guard waits for the window manager to activate the target.
+const ACTIVATE_WAIT: Duration = Duration::from_millis(1000);
+
+/// Longest uninterrupted sleep: cancels are noticed within this.
+const SLICE: Duration = Duration::from_millis(10);
+
+/// Sleep until `until` in slices of at most 10 ms; false as soon as
+/// `cancelled()` says so (true when the time passed).
+pub fn sleep_until(until: Instant, cancelled: &dyn Fn() -> bool) -> bool {
+    loop {
+        if cancelled() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return true;
+        }
+        std::thread::sleep((until - now).min(SLICE));
+    }
+}
+
+fn cancelled_error(what: String) -> Error {
+    Error::new(Code::ActionFailed, what).with("cancelled", true)
 }
 
 /// A keysym resolved to what must be pressed.
 #[derive(Debug, Clone, Copy)]
 struct KeyPlan {
-    keysym: u32,
     keycode: u8,
     shift: bool,
+    /// A spare keycode was remapped for it (the plan slept meanwhile).
+    remapped: bool,
 }
 
 struct Session<'a> {
     x: &'a mut X,
+    deadline: Instant,
+    cancelled: &'a dyn Fn() -> bool,
+    /// The focus guard (None: keyboard steps are not checked).
+    guard: Option<FocusGuard>,
+    /// Whether the guard has checked once (activation only at the first check).
+    guard_checked: bool,
+    focus_window: Option<u32>,
+    chars_sent: u32,
     keymap: Keymap,
     held_keys: Vec<u8>,
     held_buttons: Vec<u8>,
@@ -81,7 +145,7 @@ impl<'a> Session<'a> {
     /// Resolve a keysym to a keycode, remapping a spare keycode if needed.
     fn plan(&mut self, keysym: u32) -> Result<KeyPlan> {
         if let Some((kc, level)) = self.keymap.lookup(keysym) {
-            return Ok(KeyPlan { keysym, keycode: kc, shift: level == 1 && !keys::is_modifier(keysym) });
+            return Ok(KeyPlan { keycode: kc, shift: level == 1 && !keys::is_modifier(keysym), remapped: false });
         }
         if self.keymap.spare.is_empty() {
             return Err(Error::new(Code::ActionFailed, format!("keysym 0x{keysym:x} is not on the keyboard and no spare keycode is free")));
@@ -100,7 +164,7 @@ impl<'a> Session<'a> {
         self.keymap.by_sym.insert(keysym, (kc, 0));
         // Clients refresh their keymaps on MappingNotify: give them a moment.
         std::thread::sleep(Duration::from_millis(25));
-        Ok(KeyPlan { keysym, keycode: kc, shift: false })
+        Ok(KeyPlan { keycode: kc, shift: false, remapped: true })
     }
 
     fn shift(&mut self) -> Result<u8> {
@@ -134,7 +198,8 @@ impl<'a> Session<'a> {
     /// After a click, keyboard input must wait until the window manager has
     /// given the focus to the clicked window (it does so asynchronously), or
     /// the keys land in the previously focused window.
-    fn settle_focus(&mut self, deadline: Instant) {
+    fn settle_focus(&mut self) {
+        let deadline = self.deadline;
         let Some((px, py)) = self.last_press.take() else { return };
         let _ = self.x.sync();
         let Ok(Some(target)) = super::windows::window_at(self.x, px, py) else { return };
@@ -148,13 +213,52 @@ impl<'a> Session<'a> {
             if super::windows::toplevel_frame(self.x, focus).ok() == Some(target_frame) {
                 return;
             }
-            std::thread::sleep(Duration::from_millis(5));
+            if !sleep_until(Instant::now() + Duration::from_millis(5), self.cancelled) {
+                return; // the keyboard step's checkpoint reports the cancel
+            }
         }
     }
 
-    fn step(&mut self, step: &InputStep, deadline: Instant) -> Result<()> {
+    /// Stop points inside long steps: a cancel or the deadline.
+    fn checkpoint(&self, what: &str) -> Result<()> {
+        if (self.cancelled)() {
+            return Err(cancelled_error(format!("cancelled during {what}")));
+        }
+        if Instant::now() >= self.deadline {
+            return Err(Error::timeout(format!("deadline reached during {what}")));
+        }
+        Ok(())
+    }
+
+    /// The focus guard, before every keyboard-affecting send (key down, each
+    /// tap repeat, each chunk of typed text). At the first check of the op,
+    /// and only then, a window that is not focused may be activated; later
+    /// the focus having moved away means the user (or the app) moved it:
+    /// stop rather than fight them.
+    fn check_focus(&mut self) -> Result<()> {
+        let Some(g) = self.guard else { return Ok(()) };
+        let first = !self.guard_checked;
+        self.guard_checked = true;
+        let mut seen = focus::observe(self.x, &g)?;
+        if !seen.accepted && g.activate && first {
+            let until = (Instant::now() + ACTIVATE_WAIT).min(self.deadline);
+            seen = focus::activate_and_wait(self.x, &g, until, self.cancelled)?;
+            if !seen.accepted && (self.cancelled)() {
+                return Err(cancelled_error("cancelled while activating the target window".into()));
+            }
+        }
+        if !seen.accepted {
+            return Err(seen.mismatch(&g));
+        }
+        self.focus_window = Some(seen.window);
+        Ok(())
+    }
+
+    fn step(&mut self, step: &InputStep) -> Result<()> {
+        let deadline = self.deadline;
         match step {
-            InputStep::Key { .. } | InputStep::Tap { .. } | InputStep::Type { .. } => self.settle_focus(deadline),
+            // Settle first: the guard then sees where the click put the focus.
+            InputStep::Key { .. } | InputStep::Tap { .. } | InputStep::Type { .. } => self.settle_focus(),
             InputStep::Click { x, y, .. } => self.last_press = Some((*x, *y)),
             InputStep::Button { down: true, .. } => {
                 let root = self.x.root;
@@ -196,6 +300,8 @@ impl<'a> Session<'a> {
             InputStep::Key { key, down } => {
                 let p = self.plan(keys::key_to_keysym(key)?)?;
                 if *down {
+                    self.checkpoint("a key press")?;
+                    self.check_focus()?;
                     if p.shift {
                         let s = self.shift()?;
                         self.key_down(s)?;
@@ -221,6 +327,8 @@ impl<'a> Session<'a> {
                 let need_shift = plans.iter().any(|p| p.shift);
                 let shift = if need_shift { Some(self.shift()?) } else { None };
                 for _ in 0..(*repeat).max(1) {
+                    self.checkpoint("a tap")?;
+                    self.check_focus()?;
                     if let Some(s) = shift {
                         self.key_down(s)?;
                     }
@@ -238,13 +346,20 @@ impl<'a> Session<'a> {
                 Ok(())
             }
             InputStep::Type { text } => {
-                for c in text.chars() {
-                    if Instant::now() >= deadline {
-                        return Err(Error::timeout("deadline reached while typing"));
+                let chars: Vec<char> = text.chars().collect();
+                for chunk in chars.chunks(TYPE_CHUNK) {
+                    self.checkpoint("typing")?;
+                    self.check_focus()?;
+                    for &c in chunk {
+                        let p = self.plan(keys::char_keysym(c))?;
+                        if p.remapped {
+                            // The remap waited for clients to see the new
+                            // keymap: look again right before sending.
+                            self.check_focus()?;
+                        }
+                        self.stroke(p)?;
+                        self.chars_sent += 1;
                     }
-                    let p = self.plan(keys::char_keysym(c))?;
-                    let _ = p.keysym;
-                    self.stroke(p)?;
                     self.x.conn.flush()?;
                 }
                 Ok(())
@@ -270,7 +385,9 @@ impl<'a> Session<'a> {
                 if until > deadline {
                     return Err(Error::timeout(format!("a wait of {ms} ms would pass the deadline")));
                 }
-                std::thread::sleep(until - Instant::now());
+                if !sleep_until(until, self.cancelled) {
+                    return Err(cancelled_error(format!("cancelled during a wait of {ms} ms")));
+                }
                 Ok(())
             }
         }
@@ -312,6 +429,7 @@ pub fn run(
     x: &mut X,
     steps: &[InputStep],
     restore_pointer: bool,
+    guard: Option<FocusGuard>,
     deadline: Instant,
     cancelled: &dyn Fn() -> bool,
 ) -> Outcome {
@@ -320,17 +438,27 @@ pub fn run(
         return Outcome {
             steps_completed: 0,
             anything_sent: false,
+            chars_sent: 0,
+            focus_window: None,
             error: Some(Error::new(Code::PermissionDenied, "the X server has no XTEST extension")),
             cleanup: none_cleanup,
         };
     }
     let keymap = match Keymap::load(&x.conn) {
         Ok(k) => k,
-        Err(e) => return Outcome { steps_completed: 0, anything_sent: false, error: Some(e), cleanup: none_cleanup },
+        Err(e) => {
+            return Outcome { steps_completed: 0, anything_sent: false, chars_sent: 0, focus_window: None, error: Some(e), cleanup: none_cleanup }
+        }
     };
     let origin = x.conn.query_pointer(x.root).ok().and_then(|c| c.reply().ok()).map(|r| (r.root_x, r.root_y));
     let mut s = Session {
         x,
+        deadline,
+        cancelled,
+        guard,
+        guard_checked: false,
+        focus_window: None,
+        chars_sent: 0,
         keymap,
         held_keys: Vec::new(),
         held_buttons: Vec::new(),
@@ -345,14 +473,14 @@ pub fn run(
     let mut error = None;
     for (i, step) in steps.iter().enumerate() {
         if cancelled() {
-            error = Some(Error::new(Code::ActionFailed, format!("cancelled before step {i}")).with("cancelled", true).with("step", i as i64));
+            error = Some(cancelled_error(format!("cancelled before step {i}")).with("step", i as i64));
             break;
         }
         if Instant::now() >= deadline {
             error = Some(Error::timeout(format!("deadline reached before step {i}")).with("step", i as i64));
             break;
         }
-        match s.step(step, deadline).and_then(|_| s.x.conn.flush().map_err(Error::from)) {
+        match s.step(step).and_then(|_| s.x.conn.flush().map_err(Error::from)) {
             Ok(()) => completed += 1,
             Err(e) => {
                 error = Some(e.with("step", i as i64));
@@ -401,11 +529,37 @@ pub fn run(
     Outcome {
         steps_completed: completed,
         anything_sent: sent,
+        chars_sent: s.chars_sent,
+        focus_window: s.focus_window,
         error,
         cleanup: Cleanup {
             keys_released: keys_ok && synced,
             buttons_released: buttons_ok && synced,
             pointer_restored: pointer_restored.map(|r| r && synced),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn sleep_until_is_cut_short_by_a_cancel() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            f.store(true, Ordering::Relaxed);
+        });
+        let t0 = Instant::now();
+        let finished = sleep_until(t0 + Duration::from_secs(3), &|| flag.load(Ordering::Relaxed));
+        let took = t0.elapsed();
+        t.join().unwrap();
+        assert!(!finished, "reported as finished");
+        assert!(took >= Duration::from_millis(30) && took < Duration::from_millis(200), "took {took:?}");
+        assert!(sleep_until(Instant::now() + Duration::from_millis(15), &|| false));
     }
 }

@@ -1,6 +1,8 @@
-//! X11: one connection (opened lazily), EWMH windows, capture, XTest input.
+//! X11: one connection (opened lazily) for observation, another one owned by
+//! the input worker thread; EWMH windows, capture, XTest input.
 
 pub mod capture;
+pub mod focus;
 pub mod input;
 pub mod keys;
 pub mod watch;
@@ -17,6 +19,7 @@ x11rb::atom_manager! {
         _NET_CLIENT_LIST,
         _NET_CLIENT_LIST_STACKING,
         _NET_SUPPORTING_WM_CHECK,
+        _NET_ACTIVE_WINDOW,
         _NET_WM_PID,
         _NET_WM_NAME,
         _NET_WM_STATE,
