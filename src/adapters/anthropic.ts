@@ -3,7 +3,7 @@
 //   {type: "tool_use", id, name: "computer", input: {action: "left_click", coordinate: [x, y]}}
 //   {type: "tool_result", tool_use_id, content: [{type: "image", source: {type: "base64", media_type: "image/png", data}}]}
 import { DeckhandError } from "../protocol/errors.ts";
-import { normalizeKey, splitChord } from "./keys.ts";
+import { parseChord, splitChord } from "../protocol/keys.ts";
 import {
   chordStep,
   DEFAULT_WAIT_MS,
@@ -66,7 +66,7 @@ function coordinate(v: unknown, field: string): { x: number; y: number } {
 function modifiers(text: unknown): string[] {
   if (text === undefined || text === null || text === "") return [];
   if (typeof text !== "string") throw invalid("text (keys held during the click) must be a string such as shift or ctrl+shift", "text");
-  return modifierList(splitChord(text), "text");
+  return modifierList(splitChord(text, { field: "text" }), "text");
 }
 
 /** One tool_use input -> what to do, coordinates still in image pixels. */
@@ -115,7 +115,7 @@ export function translateAnthropicInput(input: unknown, opts: TranslateOptions =
       if (typeof a.text !== "string" || !a.text) throw invalid("hold_key needs text: the key to hold", "text");
       const d = a.duration;
       if (typeof d !== "number" || !Number.isFinite(d) || d <= 0 || d > 10) throw invalid("hold_key needs duration: seconds, above 0 and at most 10", "duration");
-      const keys = splitChord(a.text).map((k) => normalizeKey(k, { lowerLetters: false }));
+      const keys = parseChord(a.text, { lowerLetters: false, field: "text" });
       if (keys.length !== 1) throw unsupported("anthropic", action, "holding a combination is not a program step; hold one key");
       return { kind: "steps", steps: [{ action: "hold-key", key: keys[0]!, ms: Math.max(1, Math.round(d * 1000)) }] };
     }

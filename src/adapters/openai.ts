@@ -4,7 +4,7 @@
 //   {type: "computer_call_output", call_id, output: {type: "computer_screenshot", image_url: "data:image/png;base64,..."}}
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Button } from "../protocol/commands.ts";
-import { normalizeKey, splitChord } from "./keys.ts";
+import { parseKeys } from "../protocol/keys.ts";
 import {
   chordStep,
   DEFAULT_WAIT_MS,
@@ -100,7 +100,7 @@ export function translateOpenAIAction(action: unknown, opts: TranslateOptions = 
       if (!Array.isArray(a.keys) || a.keys.length === 0 || a.keys.some((k) => typeof k !== "string" || k.length === 0)) {
         throw invalid(`${where}.keys must be a non-empty array of key names`, "keys");
       }
-      const keys = (a.keys as string[]).flatMap((k) => splitChord(k)).map((k) => normalizeKey(k, { lowerLetters: true }));
+      const keys = parseKeys(a.keys as string[], { lowerLetters: true });
       return [chordStep(keys)];
     }
     case "type":

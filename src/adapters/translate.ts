@@ -4,7 +4,7 @@
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import { imageToScreen, type ImageMap } from "./coords.ts";
-import { MODIFIERS, normalizeKey, splitChord } from "./keys.ts";
+import { MODIFIERS, normalizeKey, parseChord } from "../protocol/keys.ts";
 
 export type AdapterName = "openai" | "anthropic";
 export const ADAPTERS: readonly AdapterName[] = ["openai", "anthropic"];
@@ -106,5 +106,5 @@ export function waitStep(ms: number): ImageStep {
 export function keySequence(text: string, lowerLetters: boolean): string[][] {
   const chords = text.split(/\s+/).filter(Boolean);
   if (!chords.length) throw invalid("key needs a key name such as Return or ctrl+s", "text");
-  return chords.map((c) => splitChord(c).map((k) => normalizeKey(k, { lowerLetters })));
+  return chords.map((c) => parseChord(c, { lowerLetters, field: "text" }));
 }

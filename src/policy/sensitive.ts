@@ -1,4 +1,5 @@
 // Which actions need a human's confirmation (the confirm hook) first.
+import { splitChord as parseSplit } from "../protocol/keys.ts";
 
 export type SensitiveActionKind = "click" | "secondary" | "hotkey" | "press_key" | "set_clipboard" | "quit";
 
@@ -103,16 +104,18 @@ export function normalizeChord(keys: readonly string[]): string | null {
   return [...[...mods].sort(), ...plain].join("+");
 }
 
-/** Split "ctrl+q" into ["ctrl", "q"]; "ctrl++" is ctrl and "+". */
+/**
+ * Split "ctrl+q" into ["ctrl", "q"] with the one chord parser every front end
+ * uses ("ctrl++" is ctrl and "+"). A chord it refuses never reaches the
+ * helper; here it still gets the conservative reading (every non-empty name),
+ * so a malformed chord cannot hide a closing one.
+ */
 function splitChord(chord: string): string[] {
-  if (chord === "+") return ["+"];
-  const parts = chord.split("+");
-  const out: string[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    if (parts[i] === "" && i === parts.length - 1 && i > 0) out.push("+");
-    else if (parts[i] !== "") out.push(parts[i]!);
+  try {
+    return parseSplit(chord);
+  } catch {
+    return chord.split("+").map((k) => k.trim()).filter(Boolean);
   }
-  return out;
 }
 
 /** The closing chord among `keys`, read both as one chord and as a sequence of chords. */

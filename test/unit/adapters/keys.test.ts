@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeKey, splitChord } from "../../../src/adapters/keys.ts";
+import { normalizeKey, splitChord } from "../../../src/protocol/keys.ts";
 
 describe("vendor key names -> xdotool names", () => {
   it("OpenAI upper-case names", () => {
