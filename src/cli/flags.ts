@@ -2,6 +2,8 @@
 // flag --foo-bar; booleans take no value; arrays repeat; objects are JSON.
 import { z } from "zod";
 import { DeckhandError } from "../protocol/errors.ts";
+import { argumentsError } from "../protocol/arg-errors.ts";
+import { exclusiveConflict } from "../protocol/commands.ts";
 
 export type FlagKind = "string" | "number" | "boolean" | "enum" | "string[]" | "json";
 
@@ -137,6 +139,29 @@ export function parseFlags(schema: z.ZodObject, argv: string[]): { args: Record<
     }
   }
   return { args, operator };
+}
+
+/** A path in flag terms: ["path", 1, "x"] -> "--path[1].x". */
+function flagName(path: readonly PropertyKey[]): string {
+  const [first, ...rest] = path;
+  if (first === undefined) return "(flags)";
+  return `--${kebab(String(first))}` + rest.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("");
+}
+
+/**
+ * The parsed flags against the command's schema, in flag terms: "--app is
+ * required", "--count must be at most 3", "--window-id and --window-index
+ * both name a window; give one". serve and MCP get the same checks in field
+ * terms from validateArgs.
+ */
+export function validateFlags(schema: z.ZodObject, args: Record<string, unknown>): void {
+  const conflict = exclusiveConflict(args);
+  if (conflict) {
+    const [a, b] = conflict.map((f) => `--${kebab(f)}`);
+    throw new DeckhandError("INVALID_ARGUMENTS", `${a} and ${b} both name a window; give one`, { details: { flag: b!, field: conflict[1] } });
+  }
+  const parsed = schema.safeParse(args);
+  if (!parsed.success) throw argumentsError(parsed.error, args, { name: flagName, flag: (f) => `--${kebab(f)}` });
 }
 
 export function helpText(command: string, summary: string, schema: z.ZodObject): string {

@@ -6,7 +6,7 @@ import { Engine } from "../engine/engine.ts";
 import { createSafety } from "../engine/default-safety.ts";
 import { VERSION } from "../version.ts";
 import { fail } from "./envelope.ts";
-import { helpText, parseFlags } from "./flags.ts";
+import { helpText, parseFlags, validateFlags } from "./flags.ts";
 import { humanOutput } from "./human.ts";
 import { isCommand, runCommand } from "./run-command.ts";
 
@@ -82,6 +82,11 @@ export async function main(argv: string[]): Promise<number> {
   if (parsed.operator.help) {
     process.stdout.write(helpText(first, COMMAND_SUMMARY[first], ARGS[first]) + "\n");
     return 0;
+  }
+  try {
+    validateFlags(ARGS[first], parsed.args);
+  } catch (err) {
+    return print(parsed.operator.json, fail(first, err, log));
   }
   const operator = {
     helperPath: parsed.operator.helper,

@@ -3,6 +3,7 @@ import { DeckhandError } from "../protocol/errors.ts";
 import type { CommandArgs } from "../protocol/commands.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import { checkProgramShape } from "./validate.ts";
+import { parseKeys } from "../protocol/keys.ts";
 
 type Target = { app: string; windowId?: number; windowIndex?: number; snapshotId?: string; state?: boolean };
 
@@ -19,13 +20,6 @@ function program(t: Target, step: Step): Program {
 
 function invalid(message: string): DeckhandError {
   return new DeckhandError("INVALID_ARGUMENTS", message);
-}
-
-/** Splits "ctrl+shift+t" and repeated --keys into key names. */
-export function splitCombo(keys: string[]): string[] {
-  const out = keys.flatMap((k) => (k === "+" ? ["plus"] : k.split("+").filter(Boolean)));
-  if (!out.length) throw invalid("hotkey needs at least one key");
-  return out;
 }
 
 /**
@@ -64,7 +58,7 @@ function compileStep(command: string, a: Record<string, unknown>, secret?: strin
     }
     case "hotkey": {
       const c = a as CommandArgs<"hotkey">;
-      return program(c, { action: "hotkey", keys: splitCombo(c.keys) });
+      return program(c, { action: "hotkey", keys: parseKeys(c.keys) });
     }
     case "scroll": {
       const c = a as CommandArgs<"scroll">;

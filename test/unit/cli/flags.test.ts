@@ -2,18 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { ARGS, COMMANDS } from "../../../src/protocol/commands.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
-import { flagSpecs, helpText, kebab, parseFlags } from "../../../src/cli/flags.ts";
+import { flagSpecs, helpText, kebab, parseFlags, validateFlags } from "../../../src/cli/flags.ts";
+import { thrown } from "../throws.ts";
 
-function badFlag(fn: () => unknown): DeckhandError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DeckhandError);
-    expect((err as DeckhandError).code).toBe("INVALID_ARGUMENTS");
-    return err as DeckhandError;
-  }
-  throw new Error("expected INVALID_ARGUMENTS");
-}
+const badFlag = (fn: () => unknown) => thrown(fn);
 
 describe("parseFlags", () => {
   it("maps kebab flags to camelCase fields with their types", () => {
@@ -62,5 +54,48 @@ describe("parseFlags", () => {
     }
     expect(kebab("elementIndex")).toBe("element-index");
     expect(flagSpecs(ARGS.click).find((s) => s.field === "button")).toMatchObject({ kind: "enum", choices: ["left", "right", "middle", "back", "forward"] });
+  });
+});
+
+describe("validateFlags: the parsed flags against the schema, in flag terms", () => {
+  const check = (command: keyof typeof ARGS, argv: string[]) => badFlag(() => validateFlags(ARGS[command], parseFlags(ARGS[command], argv).args));
+
+  it("a missing required flag names the flag, not a zod message", () => {
+    const e = check("click", ["--element-index", "1"]);
+    expect(e.message).toBe("--app is required");
+    expect(e.details).toMatchObject({ flag: "--app", field: "app" });
+    expect(check("select-text", ["--app", "a", "--element-index", "1", "--start", "0"]).message).toBe("--end is required");
+    expect(check("hotkey", ["--app", "a"]).message).toBe("--keys is required");
+  });
+
+  it("other schema violations name the flag and the bound, never zod's words", () => {
+    const messages = [
+      check("click", ["--app", "a", "--x", "1", "--y", "1", "--count", "5"]).message,
+      check("click", ["--app", "a", "--element-index", "-3"]).message,
+      check("click", ["--app", "a", "--x", "1", "--y", "1", "--button", "thumb"]).message,
+      check("click", ["--app", "", "--element-index", "1"]).message,
+      check("click", ["--app", "a", "--snapshot-id", "nope", "--element-index", "1"]).message,
+    ];
+    expect(messages).toEqual([
+      "--count must be at most 3",
+      "--element-index must be at least 0",
+      "--button must be one of left, right, middle, back, forward",
+      "--app must not be empty",
+      "--snapshot-id must look like cs_ followed by 10-40 letters or digits",
+    ]);
+    for (const m of messages) expect(m).not.toMatch(/Invalid input|Too (big|small)|expected/);
+  });
+
+  it("--window-id together with --window-index is INVALID_ARGUMENTS", () => {
+    for (const command of ["get-app-state", "screenshot", "click", "type-text", "scroll", "set-value"] as const) {
+      const e = check(command, ["--app", "a", "--window-id", "7", "--window-index", "0"]);
+      expect(e.message).toBe("--window-id and --window-index both name a window; give one");
+      expect(e.details.flag).toBe("--window-index");
+    }
+  });
+
+  it("valid flags pass", () => {
+    validateFlags(ARGS.click, parseFlags(ARGS.click, ["--app", "a", "--window-index", "1", "--element-index", "2"]).args);
+    validateFlags(ARGS["list-apps"], {});
   });
 });
