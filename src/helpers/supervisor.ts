@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_FRAME_BYTES,
   Event as EventSchema,
   Hello,
+  HELPER_ERROR_CODES,
   OPS,
   PROTOCOL_VERSION,
   Response as ResponseSchema,
@@ -31,7 +32,39 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   element_action: 10_000,
   input: 10_000,
   watch_user_input: 5_000,
+  set_accessibility: 5_000,
 };
+
+/** Input step kinds that move or press the pointer, and those that press keys. */
+const POINTER_STEPS = new Set(["move", "button", "click", "scroll"]);
+const KEYBOARD_STEPS = new Set(["key", "tap", "type"]);
+
+/**
+ * The capabilities a request needs: the op's own (OPS[op].capability), or for
+ * element_action `action.<action>`, and for input `input.pointer` /
+ * `input.keyboard` by step kind (a click with modifiers presses keys) plus
+ * `input.focus_guard` when it carries a focus guard. The supervisor refuses a
+ * request before sending it unless the helper's hello supports all of them.
+ */
+export function requiredCapabilities<O extends OpName>(op: O, args: OpArgs<O>): string[] {
+  const own = OPS[op].capability;
+  if (own) return [own];
+  if (op === "element_action") return [`action.${(args as OpArgs<"element_action">).action}`];
+  if (op === "input") {
+    const a = args as OpArgs<"input">;
+    const needs = new Set<string>();
+    for (const s of a.steps ?? []) {
+      if (POINTER_STEPS.has(s.kind)) needs.add("input.pointer");
+      if (KEYBOARD_STEPS.has(s.kind) || (s.kind === "click" && s.modifiers.length > 0)) needs.add("input.keyboard");
+    }
+    if (a.focus) needs.add("input.focus_guard");
+    return [...needs];
+  }
+  return [];
+}
+
+/** Why a helper instance was lost; "spawn" failures (not found, not executable) are not crashes. */
+type FailureKind = "crash" | "protocol" | "timeout" | "no-hello";
 
 export interface SupervisorOptions {
   path: string;
@@ -44,6 +77,22 @@ export interface SupervisorOptions {
   maxCrashes?: number;
   crashWindowMs?: number;
   deadlines?: Partial<Record<OpName, number>>;
+  /**
+   * The cancellation signal of the command being run (the engine's cancel
+   * scope), used by a request that names no signal of its own.
+   */
+  ambientSignal?: () => AbortSignal | undefined;
+}
+
+export interface RequestOptions {
+  deadlineMs?: number;
+  /**
+   * Cancels the request. Before it is written: nothing is sent. In flight: a
+   * `cancel` frame goes to the helper; a read is answered CANCELLED at once,
+   * a mutation when the helper's receipt says what was sent (never resent).
+   * null: ignore the ambient signal too.
+   */
+  signal?: AbortSignal | null;
 }
 
 export interface HelperReply<O extends OpName> {
@@ -59,6 +108,15 @@ interface Pending {
   resolve: (v: { result: Record<string, unknown>; receipt?: Receipt }) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
+  /** The caller cancelled it and a cancel frame went out. */
+  cancelled?: boolean;
+}
+
+/** Ids of cancelled reads given up on without an answer: a late answer is dropped, not a protocol error. */
+const MAX_ABANDONED = 1024;
+
+function cancelledError(op: OpName, delivery: Receipt["delivery"], message?: string, details: Record<string, string | number | boolean> = {}): DeckhandError {
+  return new DeckhandError("CANCELLED", message ?? `${op} was cancelled`, { details: { ...details, op, delivery } });
 }
 
 /** Thrown internally when a helper died or broke protocol with a request in flight. */
@@ -78,11 +136,16 @@ export class Supervisor extends EventEmitter {
   private child: ChildProcess | null = null;
   private decoder = new FrameDecoder();
   private pending = new Map<number, Pending>();
+  private abandoned = new Set<number>();
   private nextId = 1;
   private state: State = "idle";
   private starting: Promise<Hello> | null = null;
-  private crashTimes: number[] = [];
+  /** Failures of helper instances within the crash window (for back-off and giving up). */
+  private crashTimes: { at: number; kind: FailureKind }[] = [];
+  /** The helper's own stderr lines only. */
   readonly stderr = new StderrBuffer();
+  /** deckhand's own diagnostics about the helper (protocol errors, kills), kept apart from its stderr. */
+  readonly diagnostics = new StderrBuffer(50, 16 * 1024);
   hello: Hello | null = null;
   /** Counters for tests and `capabilities`: how often we restarted, and why. */
   readonly stats = { spawns: 0, crashes: 0, timeouts: 0, protocolErrors: 0, helperWaitMs: 0 };
@@ -109,16 +172,63 @@ export class Supervisor extends EventEmitter {
   private recentCrashes(): number {
     const window = this.opts.crashWindowMs ?? 30_000;
     const now = Date.now();
-    this.crashTimes = this.crashTimes.filter((t) => now - t < window);
+    this.crashTimes = this.crashTimes.filter((t) => now - t.at < window);
     return this.crashTimes.length;
+  }
+
+  private recordFailure(kind: FailureKind): void {
+    this.crashTimes.push({ at: Date.now(), kind });
+  }
+
+  private note(message: string): void {
+    this.diagnostics.push(`${new Date().toISOString()} ${message}\n`);
+  }
+
+  /**
+   * HELPER_UNAVAILABLE for a helper that was found and started but
+   * misbehaved: the remediation says so (not "install a helper"), names its
+   * path, and points at details.stderrTail (its own stderr) and
+   * details.lastDiagnostic (deckhand's note about what went wrong).
+   */
+  private misbehaved(reason: "no-hello" | "exited-before-hello" | "crash-loop" | "lost", message: string, remediation: string, details: Record<string, string | number | boolean> = {}): DeckhandError {
+    const last = this.diagnostics.tail(1)[0];
+    return new DeckhandError("HELPER_UNAVAILABLE", message, {
+      remediation,
+      details: {
+        ...details,
+        reason,
+        helperPath: this.opts.path,
+        stderrTail: this.stderr.tail(10).join("\n"),
+        ...(last ? { lastDiagnostic: last } : {}),
+      },
+    });
+  }
+
+  /** "3 crashes, 1 timeout" for the failures in the window. */
+  private failureSummary(): string {
+    const counts = new Map<FailureKind, number>();
+    for (const f of this.crashTimes) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+    const words: Record<FailureKind, [string, string]> = {
+      crash: ["crash", "crashes"],
+      protocol: ["protocol error", "protocol errors"],
+      timeout: ["timeout", "timeouts"],
+      "no-hello": ["start-up without a hello", "start-ups without a hello"],
+    };
+    return [...counts].map(([k, n]) => `${n} ${words[k][n === 1 ? 0 : 1]}`).join(", ");
   }
 
   private async spawnAndHandshake(): Promise<Hello> {
     const crashes = this.recentCrashes();
     if (crashes >= (this.opts.maxCrashes ?? 4)) {
-      throw new DeckhandError("HELPER_UNAVAILABLE", `helper crashed ${crashes} times in a short window; giving up`, {
-        details: { crashes, stderrTail: this.stderr.tail(10).join("\n") },
-      });
+      const windowMs = this.opts.crashWindowMs ?? 30_000;
+      const spanS = Math.max(1, Math.round((Date.now() - (this.crashTimes[0]?.at ?? Date.now())) / 1000));
+      const summary = this.failureSummary();
+      throw this.misbehaved(
+        "crash-loop",
+        `helper ${this.opts.path} failed ${crashes} times in ${spanS} s (${summary}); giving up for now`,
+        `The helper at ${this.opts.path} keeps failing (${summary} in ${spanS} s), so deckhand stopped restarting it; it tries again once ${Math.round(windowMs / 1000)} s pass without a failure. Its last stderr lines are in details.stderrTail and deckhand's own note in details.lastDiagnostic: check its log, and report it with both.`,
+        { crashes, windowS: Math.round(windowMs / 1000), failures: summary },
+      );
     }
     if (crashes > 0) {
       // Back off before respawning a helper that keeps dying.
@@ -136,7 +246,9 @@ export class Supervisor extends EventEmitter {
       });
     } catch (err) {
       this.state = "idle";
-      throw new DeckhandError("HELPER_UNAVAILABLE", `could not start helper: ${(err as Error).message}`);
+      throw new DeckhandError("HELPER_UNAVAILABLE", `could not start helper ${this.opts.path}: ${(err as Error).message}`, {
+        details: { reason: "spawn-failed", helperPath: this.opts.path },
+      });
     }
     this.child = child;
     const helloTimeout = this.opts.helloTimeoutMs ?? Number((this.opts.env ?? process.env).DECKHAND_HELLO_TIMEOUT_MS || 5000);
@@ -154,17 +266,25 @@ export class Supervisor extends EventEmitter {
         reject(err);
       };
       const timer = setTimeout(() => {
-        this.crashTimes.push(Date.now());
+        this.recordFailure("no-hello");
+        this.note(`helper pid ${child.pid} sent no hello within ${helloTimeout} ms; killed`);
         fail(
-          new DeckhandError("HELPER_UNAVAILABLE", `helper sent no hello within ${helloTimeout} ms`, {
-            details: { helloTimeoutMs: helloTimeout, stderrTail: this.stderr.tail(10).join("\n") },
-          }),
+          this.misbehaved(
+            "no-hello",
+            `helper sent no hello within ${helloTimeout} ms`,
+            `The helper at ${this.opts.path} started but sent no hello within ${helloTimeout} ms: it hangs at start-up, or it is not a deckhand helper. Its last stderr lines are in details.stderrTail; run it by hand to see what it does (DECKHAND_HELLO_TIMEOUT_MS raises the wait).`,
+            { helloTimeoutMs: helloTimeout },
+          ),
         );
       }, helloTimeout);
 
       child.on("error", (err) => {
-        this.crashTimes.push(Date.now());
-        fail(new DeckhandError("HELPER_UNAVAILABLE", `could not start helper: ${err.message}`));
+        // Not found or not executable: it never ran, so it is not a crash.
+        fail(
+          new DeckhandError("HELPER_UNAVAILABLE", `could not start helper ${this.opts.path}: ${err.message}`, {
+            details: { reason: "spawn-failed", helperPath: this.opts.path, ...((err as NodeJS.ErrnoException).code ? { errno: (err as NodeJS.ErrnoException).code! } : {}) },
+          }),
+        );
       });
       child.stderr!.on("data", (d: Buffer) => this.stderr.push(d));
       child.stdin!.on("error", () => {
@@ -175,11 +295,15 @@ export class Supervisor extends EventEmitter {
           if (this.child === child) this.onExit(code, signal);
         } else {
           this.stats.crashes++;
-          this.crashTimes.push(Date.now());
+          this.recordFailure("crash");
+          this.note(`helper pid ${child.pid} exited before its hello (code ${code}, signal ${signal})`);
           fail(
-            new DeckhandError("HELPER_UNAVAILABLE", `helper exited before hello (code ${code}, signal ${signal})`, {
-              details: { stderrTail: this.stderr.tail(10).join("\n") },
-            }),
+            this.misbehaved(
+              "exited-before-hello",
+              `helper exited before hello (code ${code}, signal ${signal})`,
+              `The helper at ${this.opts.path} started but exited before its hello (code ${code}, signal ${signal}). Its last stderr lines are in details.stderrTail: fix what they report (a display, a bus, a library?), or report it with them.`,
+              { exitCode: code ?? -1, signal: signal ?? "" },
+            ),
           );
         }
       });
@@ -191,16 +315,23 @@ export class Supervisor extends EventEmitter {
         } catch (err) {
           const reason = err instanceof FrameError ? err.reason : "malformed";
           this.protocolError(`bad frame from helper: ${(err as Error).message}`, { reason });
-          if (!settled) fail(new DeckhandError("HELPER_PROTOCOL_ERROR", `bad first frame: ${(err as Error).message}`));
+          if (!settled) {
+            fail(new DeckhandError("HELPER_PROTOCOL_ERROR", `bad first frame: ${(err as Error).message}`, {
+              remediation: `The program at ${this.opts.path} wrote bytes that are not a deckhand frame to stdout: it is not a deckhand helper, or it prints diagnostics to stdout instead of stderr. Its last stderr lines are in details.stderrTail.`,
+              details: { reason, helperPath: this.opts.path, stderrTail: this.stderr.tail(10).join("\n") },
+            }));
+          }
           return;
         }
         for (const frame of frames) {
           if (!settled) {
             const parsed = Hello.safeParse(frame);
             if (!parsed.success) {
-              this.crashTimes.push(Date.now());
+              this.recordFailure("protocol");
+              this.note(`helper pid ${child.pid}: first frame is not a valid hello (type ${JSON.stringify(frame.type)})`);
               fail(new DeckhandError("HELPER_PROTOCOL_ERROR", "helper's first frame is not a valid hello", {
-                details: { type: String(frame.type) },
+                remediation: `The program at ${this.opts.path} did not begin with a deckhand hello frame: it is not a deckhand helper, or it writes something else to stdout. Its last stderr lines are in details.stderrTail.`,
+                details: { type: String(frame.type), helperPath: this.opts.path, stderrTail: this.stderr.tail(10).join("\n") },
               }));
               return;
             }
@@ -242,6 +373,7 @@ export class Supervisor extends EventEmitter {
       if (!parsed.success) return this.protocolError("malformed response from helper");
       const res = parsed.data;
       const p = this.pending.get(res.id);
+      if (!p && this.abandoned.delete(res.id)) return; // a cancelled read's late answer
       if (!p) return this.protocolError(`response to unknown request id ${res.id}`, { id: res.id });
       this.stats.helperWaitMs += performance.now() - p.sentAt;
       this.pending.delete(res.id);
@@ -261,10 +393,17 @@ export class Supervisor extends EventEmitter {
         }
         p.resolve({ result: check.data as Record<string, unknown>, receipt: res.receipt });
       } else {
-        const e = res.error ?? { code: "INTERNAL" as const, message: "helper error without details" };
-        const details = { ...(e.details ?? {}) };
+        const e = res.error ?? { code: "INTERNAL", message: "helper error without details" };
+        const details: Record<string, string | number | boolean> = { ...(e.details ?? {}) };
         if (res.receipt) details.delivery = res.receipt.delivery;
-        const err = new DeckhandError(e.code, e.message, { details });
+        // A code from a newer helper is not a protocol error: surface it under
+        // a stable code with the helper's own word in details.
+        const known = (HELPER_ERROR_CODES as readonly string[]).includes(e.code);
+        if (!known) details.helperCode = e.code;
+        const err =
+          p.cancelled && details.cancelled === true
+            ? cancelledError(p.op, res.receipt?.delivery ?? "unknown", `${p.op} was cancelled: ${e.message}`, details)
+            : new DeckhandError(known ? (e.code as DeckhandError["code"]) : "HELPER_ERROR", e.message, { details });
         (err as DeckhandError & { receipt?: Receipt }).receipt = res.receipt;
         p.reject(err);
       }
@@ -281,7 +420,7 @@ export class Supervisor extends EventEmitter {
 
   private protocolError(message: string, details: Record<string, string | number | boolean> = {}): void {
     this.stats.protocolErrors++;
-    this.stderr.push(`[deckhand] protocol error: ${message}\n`);
+    this.note(`protocol error: ${message}`);
     this.loseHelper(new HelperLost("protocol", message, details));
   }
 
@@ -290,7 +429,8 @@ export class Supervisor extends EventEmitter {
     this.stats.crashes++;
     // An exit with nothing in flight (between requests, after answering) made
     // progress: restart on demand, but do not count it towards a crash loop.
-    if (this.pending.size > 0) this.crashTimes.push(Date.now());
+    if (this.pending.size > 0) this.recordFailure("crash");
+    if (this.pending.size > 0) this.note(`helper exited with ${this.pending.size} request(s) in flight (code ${code}, signal ${signal})`);
     this.loseHelper(new HelperLost("exited", `helper exited (code ${code}, signal ${signal})`, {
       exitCode: code ?? -1,
       signal: signal ?? "",
@@ -308,7 +448,8 @@ export class Supervisor extends EventEmitter {
     this.hello = null;
     if (this.state !== "stopped") this.state = "idle";
     if (child && kill) this.killGroup(child);
-    if (reason.why !== "exited") this.crashTimes.push(Date.now());
+    if (reason.why !== "exited") this.recordFailure(reason.why);
+    if (reason.why === "timeout") this.note(`killed the helper: ${reason.message}`);
     const inflight = [...this.pending.entries()];
     this.pending.clear();
     for (const [id, p] of inflight) {
@@ -335,47 +476,98 @@ export class Supervisor extends EventEmitter {
   }
 
   /** Raw request: resolves with result and receipt, rejects with DeckhandError. */
-  async request<O extends OpName>(op: O, args: OpArgs<O>, opts: { deadlineMs?: number } = {}): Promise<HelperReply<O>> {
+  async request<O extends OpName>(op: O, args: OpArgs<O>, opts: RequestOptions = {}): Promise<HelperReply<O>> {
     const spec = OPS[op];
     const mutates = spec.mutates;
+    const signal = opts.signal === undefined ? this.opts.ambientSignal?.() : (opts.signal ?? undefined);
+    const once = { deadlineMs: opts.deadlineMs, signal };
     try {
-      return await this.requestOnce(op, args, opts);
+      return await this.requestOnce(op, args, once);
     } catch (err) {
       if (!(err instanceof HelperLost)) throw err;
       if (mutates) {
         // The helper may or may not have acted. Say so; never resend.
+        if (signal?.aborted) {
+          throw cancelledError(op, "unknown", `${err.message}; the cancelled action's outcome is unknown and it was not retried`, err.details);
+        }
         throw new DeckhandError(err.why === "timeout" ? "TIMEOUT" : "ACTION_FAILED", `${err.message}; the action's outcome is unknown and it was not retried`, {
-          details: { ...err.details, delivery: "unknown", op },
+          remediation: `The helper ${err.why === "timeout" ? "did not answer in time and was restarted" : err.why === "protocol" ? "broke the wire protocol and was restarted" : "died"} during the action, so whether it acted is unknown: re-observe (get-app-state) before retrying. Its last stderr lines are in details.stderrTail.`,
+          details: { ...err.details, delivery: "unknown", op, stderrTail: this.stderr.tail(10).join("\n") },
         });
       }
       if (err.why === "timeout") {
         throw new DeckhandError("TIMEOUT", err.message, { details: { ...err.details, op } });
       }
-      // A read is safe to retry once on a fresh helper.
+      // A read is safe to retry once on a fresh helper (not once cancelled).
+      if (signal?.aborted) throw cancelledError(op, "not_dispatched", `${op} was cancelled`);
       try {
-        return await this.requestOnce(op, args, opts);
+        return await this.requestOnce(op, args, once);
       } catch (err2) {
         if (err2 instanceof HelperLost) {
-          throw new DeckhandError(err2.why === "timeout" ? "TIMEOUT" : "HELPER_UNAVAILABLE", `${err2.message} (after one retry)`, {
-            details: { ...err2.details, op, stderrTail: this.stderr.tail(10).join("\n") },
-          });
+          if (err2.why === "timeout") {
+            throw new DeckhandError("TIMEOUT", `${err2.message} (after one retry)`, { details: { ...err2.details, op, stderrTail: this.stderr.tail(10).join("\n") } });
+          }
+          const what = err2.why === "protocol" ? "broke the wire protocol" : "died";
+          throw this.misbehaved(
+            "lost",
+            `${err2.message} (after one retry)`,
+            `The helper at ${this.opts.path} ${what} during ${op} twice in a row, on two fresh processes. Its last stderr lines are in details.stderrTail and deckhand's own note in details.lastDiagnostic: check its log, and report it with both if it persists.`,
+            { ...err2.details, op, lost: err2.why },
+          );
         }
         throw err2;
       }
     }
   }
 
-  private async requestOnce<O extends OpName>(op: O, args: OpArgs<O>, opts: { deadlineMs?: number }): Promise<HelperReply<O>> {
-    await this.start();
+  private async requestOnce<O extends OpName>(op: O, args: OpArgs<O>, opts: { deadlineMs?: number; signal?: AbortSignal }): Promise<HelperReply<O>> {
+    const signal = opts.signal;
+    const notSent = () => cancelledError(op, "not_dispatched", `${op} was cancelled before it was sent`);
+    if (signal?.aborted) throw notSent();
+    const hello = await this.start();
+    // The capability gate: nothing is sent for a capability the hello does not support.
+    const missing = requiredCapabilities(op, args).filter((c) => hello.capabilities[c]?.supported !== true);
+    if (missing.length) {
+      throw new DeckhandError("ACTION_UNSUPPORTED", `${op} needs ${missing.join(" and ")}, which helper ${hello.helper.name} ${hello.helper.version} does not support`, {
+        details: { op, capability: missing.join("|"), helper: hello.helper.name, delivery: "not_dispatched" },
+      });
+    }
+    if (signal?.aborted) throw notSent();
     const child = this.child;
     if (!child || !child.stdin) throw new HelperLost("exited", "helper is not running");
-    const deadline = opts.deadlineMs ?? this.opts.deadlines?.[op] ?? DEFAULT_DEADLINES[op];
+    // Input that waits on purpose (hold-key, drag pauses) gets its waits on
+    // top of the op's deadline: a 10 s hold must not be a timeout.
+    const waits = op === "input" ? (args as OpArgs<"input">).steps.reduce((n, s) => n + (s.kind === "wait" ? s.ms : 0), 0) : 0;
+    const deadline = opts.deadlineMs ?? (this.opts.deadlines?.[op] ?? DEFAULT_DEADLINES[op]) + waits;
     const grace = this.opts.graceMs ?? 250;
     const id = this.nextId++;
     const mutates = OPS[op].mutates;
     return await new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const p = this.pending.get(id);
+        if (!p || p.cancelled) return;
+        p.cancelled = true;
+        this.cancel(id);
+        // A read has nothing to wait for: CANCELLED now, and the helper's
+        // answer, if any, is dropped. A mutation waits for the helper's
+        // receipt, which says what was sent (the deadline still applies).
+        if (!mutates) p.reject(cancelledError(op, "not_dispatched", `${op} was cancelled`));
+      };
+      const settled = <A extends unknown[]>(f: (...a: A) => void) => (...a: A) => {
+        signal?.removeEventListener("abort", onAbort);
+        f(...a);
+      };
       const timer = setTimeout(() => {
-        if (!this.pending.has(id)) return;
+        const p = this.pending.get(id);
+        if (!p) return;
+        if (p.cancelled && !mutates) {
+          // The helper dropped a cancelled read without answering: forget it
+          // (a late answer is ignored) rather than kill a helper that obeyed.
+          this.pending.delete(id);
+          this.abandoned.add(id);
+          if (this.abandoned.size > MAX_ABANDONED) this.abandoned.delete(this.abandoned.values().next().value!);
+          return;
+        }
         this.stats.timeouts++;
         this.loseHelper(new HelperLost("timeout", `helper did not answer ${op} within ${deadline} ms`, { deadlineMs: deadline }), true, id);
       }, deadline + grace);
@@ -383,15 +575,20 @@ export class Supervisor extends EventEmitter {
         op,
         sentAt: performance.now(),
         mutates,
-        resolve: resolve as Pending["resolve"],
-        reject,
+        resolve: settled(resolve as Pending["resolve"]),
+        reject: settled(reject),
         timer,
       });
       child.stdin!.write(encodeFrame({ type: "request", id, op, deadline_ms: deadline, args: args as Record<string, unknown> }));
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 
-  /** Best effort: ask the helper to drop a request it has not dispatched yet. */
+  /**
+   * Best effort: ask the helper to drop a request it has not dispatched yet,
+   * or to stop a dispatched `input` between steps. Callers normally pass an
+   * AbortSignal to request() instead, which sends this for them.
+   */
   cancel(id: number): void {
     this.child?.stdin?.write(encodeFrame({ type: "cancel", id }));
   }

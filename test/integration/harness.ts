@@ -6,7 +6,9 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
+import { DeckhandError } from "../../src/protocol/errors.ts";
+import { Supervisor, type SupervisorOptions } from "../../src/helpers/supervisor.ts";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BUN = join(REPO, "node_modules", ".bin", "bun");
@@ -34,7 +36,9 @@ export interface Sandbox {
   env(extra?: Record<string, string | undefined>): NodeJS.ProcessEnv;
   requests(): LogEntry[];
   ops(): string[];
-  control(c: { replaced?: string[]; goneWindows?: number[]; fixturePid?: number; fixtureStart?: number; browser?: boolean; url?: string }): void;
+  /** Ids named by the cancel frames the fake helper received. */
+  cancels(): number[];
+  control(c: { replaced?: string[]; goneWindows?: number[]; fixturePid?: number; fixtureStart?: number; browser?: boolean; url?: string; a11yOff?: boolean }): void;
   /** Every file under the state dir: path, mode and bytes. */
   stateFiles(): { path: string; mode: number; data: Buffer }[];
   cleanup(): void;
@@ -79,6 +83,9 @@ export function sandbox(): Sandbox {
     },
     ops() {
       return sb.requests().map((r) => r.op);
+    },
+    cancels() {
+      return sb.requests().filter((r) => r.op === "cancel").map((r) => r.id);
     },
     control(c) {
       writeFileSync(controlPath, JSON.stringify(c));
@@ -356,4 +363,31 @@ export class ServeProcess {
   kill(): void {
     if (this.child.exitCode === null) this.child.kill("SIGKILL");
   }
+}
+
+/**
+ * In-process supervisors of the fake helper for one test file: the returned
+ * function starts one in DECKHAND_FAKE_MODE `mode`; all are stopped after each test.
+ */
+export function useSupervisors(): (sb: Sandbox, mode: string, opts?: Partial<SupervisorOptions>) => Supervisor {
+  const running: Supervisor[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((s) => s.stop()));
+  });
+  return (sb, mode, opts = {}) => {
+    const sup = new Supervisor({ path: FAKE, env: sb.env({ DECKHAND_FAKE_MODE: mode }), helloTimeoutMs: 3000, ...opts });
+    running.push(sup);
+    return sup;
+  };
+}
+
+/** The DeckhandError a promise rejects with (fails the test if it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<DeckhandError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DeckhandError);
+    return err as DeckhandError;
+  }
+  throw new Error("expected a rejection");
 }

@@ -32,8 +32,8 @@ describe("supervision through the CLI", () => {
     const sb = sandbox();
     const r = await cli(sb, ["get-app-state", "--app", "fixture-app"], { mode: "wrong-major" });
     const e = expectError(r, "get-app-state", "HELPER_INCOMPATIBLE");
-    expect(e.message).toMatch(/2\.0.*1\.0/);
-    expect(e.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.0" });
+    expect(e.message).toMatch(/2\.0.*1\.1/);
+    expect(e.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.1" });
   });
 
   it("crash once on get_tree -> get-app-state succeeds; two get_tree from two helpers", async () => {

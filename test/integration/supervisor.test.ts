@@ -1,26 +1,22 @@
 // Helper supervision, in-process against the scripted fake helper: handshake,
 // deadlines, kill-and-restart, and "a mutation is never sent twice".
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { DeckhandError } from "../../src/protocol/errors.ts";
 import { Supervisor, type SupervisorOptions } from "../../src/helpers/supervisor.ts";
 import type { OpArgs } from "../../src/wire/messages.ts";
-import { cleanupSandboxes, FAKE, FIXTURE_WINDOW, isAlive, sandbox, waitFor, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, FAKE, FIXTURE_WINDOW, isAlive, rejection, sandbox, useSupervisors, waitFor, type Sandbox } from "./harness.ts";
 
 const require = createRequire(import.meta.url);
-const running: Supervisor[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.stop()));
-});
+const start = useSupervisors();
 afterAll(cleanupSandboxes);
 
 function supervise(sb: Sandbox, mode: string, opts: Partial<SupervisorOptions> = {}): { sup: Supervisor; env: NodeJS.ProcessEnv } {
+  // Tests change env afterwards (the helper's next start sees it): the same object.
   const env = sb.env({ DECKHAND_FAKE_MODE: mode });
-  const sup = new Supervisor({ path: FAKE, env, helloTimeoutMs: 3000, ...opts });
-  running.push(sup);
-  return { sup, env };
+  return { sup: start(sb, mode, { env, ...opts }), env };
 }
 
 const CLICK_OK: OpArgs<"element_action"> = {
@@ -34,16 +30,6 @@ const CLICK_OK: OpArgs<"element_action"> = {
   action_name: null,
 };
 
-async function rejection(p: Promise<unknown>): Promise<DeckhandError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(DeckhandError);
-    return err as DeckhandError;
-  }
-  throw new Error("expected a rejection");
-}
-
 const count = (sb: Sandbox, op: string) => sb.requests().filter((r) => r.op === op).length;
 
 describe("handshake", () => {
@@ -51,7 +37,7 @@ describe("handshake", () => {
     const sb = sandbox();
     const { sup } = supervise(sb, "");
     const hello = await sup.start();
-    expect(hello.protocol).toEqual([1, 0]);
+    expect(hello.protocol).toEqual([1, 1]);
     expect(hello.helper.name).toBe("fake-helper");
     expect(sup.isSupported("action.click")).toBe(true);
     expect(sup.isSupported("get_tree.cache_bulk")).toBe(false);
@@ -60,16 +46,18 @@ describe("handshake", () => {
 
   it("no hello within the bound -> HELPER_UNAVAILABLE, the silent helper is killed", async () => {
     const sb = sandbox();
-    const { sup } = supervise(sb, "no-hello", { helloTimeoutMs: 200 });
+    // 1.5 s: long enough for node to start the fake helper and print its
+    // stderr line on a loaded 2-core machine, short enough to be a bound.
+    const { sup } = supervise(sb, "no-hello", { helloTimeoutMs: 1500 });
     const started = Date.now();
     const p = sup.request("list_apps", {});
     await waitFor(() => sup.pid !== null, "spawn");
     const pid = sup.pid!;
     const err = await rejection(p);
     expect(err.code).toBe("HELPER_UNAVAILABLE");
-    expect(err.details.helloTimeoutMs).toBe(200);
+    expect(err.details.helloTimeoutMs).toBe(1500);
     expect(String(err.details.stderrTail)).toContain("fake-helper");
-    expect(Date.now() - started).toBeLessThan(2500);
+    expect(Date.now() - started).toBeLessThan(5000);
     await waitFor(() => !isAlive(pid), "the silent helper to die");
     expect(count(sb, "list_apps")).toBe(0);
   });
@@ -77,8 +65,7 @@ describe("handshake", () => {
   it("DECKHAND_HELLO_TIMEOUT_MS in the supervisor's env bounds the wait", async () => {
     const sb = sandbox();
     const env = sb.env({ DECKHAND_FAKE_MODE: "no-hello", DECKHAND_HELLO_TIMEOUT_MS: "150" });
-    const sup = new Supervisor({ path: FAKE, env });
-    running.push(sup);
+    const sup = start(sb, "", { path: FAKE, env, helloTimeoutMs: undefined }); // the env's bound, not the test default
     const err = await rejection(sup.start());
     expect(err.code).toBe("HELPER_UNAVAILABLE");
     expect(err.details.helloTimeoutMs).toBe(150);
@@ -97,8 +84,8 @@ describe("handshake", () => {
     const err = await rejection(sup.request("element_action", CLICK_OK));
     expect(err.code).toBe("HELPER_INCOMPATIBLE");
     expect(err.message).toContain("2.0");
-    expect(err.message).toContain("1.0");
-    expect(err.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.0" });
+    expect(err.message).toContain("1.1");
+    expect(err.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.1" });
     expect(sb.requests()).toEqual([]);
   });
 
@@ -134,16 +121,14 @@ process.stdin.on("data", () => {}); process.stdin.on("end", () => process.exit(0
 `,
     );
     chmodSync(script, 0o755);
-    const sup = new Supervisor({ path: script, env: sb.env(), helloTimeoutMs: 3000 });
-    running.push(sup);
+    const sup = start(sb, "", { path: script, env: sb.env(), helloTimeoutMs: 3000 });
     const hello = await sup.start();
     expect(hello.protocol).toEqual([1, 1]);
   });
 
   it("a helper that is not executable -> HELPER_UNAVAILABLE", async () => {
     const sb = sandbox();
-    const sup = new Supervisor({ path: sb.dir, env: sb.env() });
-    running.push(sup);
+    const sup = start(sb, "", { path: sb.dir, env: sb.env() });
     const err = await rejection(sup.start());
     expect(err.code).toBe("HELPER_UNAVAILABLE");
   });
@@ -178,8 +163,7 @@ describe("deadlines", () => {
     const childPidFile = join(sb.dir, "grandchild.pid");
     writeFileSync(script, `#!/bin/sh\nsleep 300 &\necho $! > '${childPidFile}'\nexec node '${FAKE}'\n`);
     chmodSync(script, 0o755);
-    const sup = new Supervisor({ path: script, env: sb.env({ DECKHAND_FAKE_MODE: "hang-on:element_action" }), deadlines: { element_action: 100 }, graceMs: 50 });
-    running.push(sup);
+    const sup = start(sb, "", { path: script, env: sb.env({ DECKHAND_FAKE_MODE: "hang-on:element_action" }), deadlines: { element_action: 100 }, graceMs: 50 });
     await sup.start();
     const grandchild = Number(readFileSync(childPidFile, "utf8"));
     expect(isAlive(grandchild)).toBe(true);
