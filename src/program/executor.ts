@@ -24,6 +24,8 @@ export interface StepReceipt {
   elementIndex: number | null;
   verification: { verified: boolean | null; predicate: string | null };
   cleanup: Receipt["cleanup"] | null;
+  /** Typed text: how many characters were sent (fewer than asked when focus moved away). */
+  charsSent?: number;
   error?: { code: string; message: string; details: ErrorDetails };
 }
 
@@ -37,9 +39,55 @@ export interface ProgramReceipt {
   observationError?: { code: string; message: string };
 }
 
+/** A command's cancellation, checked between steps. */
 export interface CancelToken {
-  cancelled: boolean;
+  readonly cancelled: boolean;
+  readonly reason?: string;
+  /** Aborts with the token: in-flight helper requests get a wire `cancel`, a `wait` step ends early. */
+  readonly signal?: AbortSignal;
+}
+
+/** The CancelToken of one serve request or MCP tool call. */
+export class Cancellation implements CancelToken {
+  private readonly controller = new AbortController();
   reason?: string;
+
+  /** parent: an AbortSignal this follows (the MCP SDK's per-call signal). */
+  constructor(parent?: AbortSignal, parentReason?: string) {
+    if (parent?.aborted) this.cancel(parentReason);
+    else parent?.addEventListener("abort", () => this.cancel(parentReason), { once: true });
+  }
+
+  get cancelled(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  cancel(reason?: string): void {
+    if (this.cancelled) return;
+    this.reason = reason;
+    this.controller.abort(new DeckhandError("CANCELLED", reason ?? "cancelled"));
+  }
+}
+
+/** Sleep ms, or until signal aborts: then CANCELLED (nothing was sent). */
+function cancellableSleep(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
+  const cancelled = () => new DeckhandError("CANCELLED", `${what} was cancelled`, { details: { delivery: "not_dispatched" } });
+  if (signal?.aborted) return Promise.reject(cancelled());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(cancelled());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 const NO_CLEANUP: Receipt["cleanup"] = { keys_released: true, buttons_released: true, pointer_restored: null };
@@ -61,6 +109,7 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
     elementIndex,
     verification: { verified: null, predicate: null },
     cleanup: receipt?.cleanup ?? null,
+    ...(typeof e.details.chars_sent === "number" ? { charsSent: e.details.chars_sent } : {}),
     error: { code: e.code, message: e.message, details: e.details },
   };
 }
@@ -70,16 +119,21 @@ export async function runProgram(
   program: Program,
   opts: { command: string; cancel?: CancelToken; /** Already resolved by the caller (to pick its lock): not listed again. */ app?: ResolvedApp },
 ): Promise<ProgramReceipt> {
+  // Every helper request of the program carries the token's signal.
+  const signal = opts.cancel?.signal;
+  if (signal && engine.cancelSignal !== signal) return await engine.withCancel(signal, () => runProgram(engine, program, opts));
   const { hello } = await engine.helper();
   validateProgram(engine, hello, program);
-  const app = opts.app ?? (await resolveApp(engine, program.app));
+  // Target resolution (short reads) is not cancelled: a program cancelled this
+  // early still returns its receipt, step 0 CANCELLED. Its steps are.
+  const app = opts.app ?? (await engine.withoutCancel(() => resolveApp(engine, program.app)));
   const needsSnapshot = program.steps.some(stepUsesElement);
   // Element-only programs act on the snapshot's own window: no window listing
   // is needed. If that window is gone the helper says WINDOW_NOT_FOUND before
   // any OS call, reported as SNAPSHOT_STALE window-gone.
   const elementOnly =
     needsSnapshot && program.windowId === undefined && program.windowIndex === undefined && program.steps.every((s) => stepUsesElement(s) || s.action === "wait");
-  const { window, windows } = elementOnly ? { window: null, windows: [] } : await resolveWindowFor(engine, app, program, needsSnapshot);
+  const { window, windows } = elementOnly ? { window: null, windows: [] } : await engine.withoutCancel(() => resolveWindowFor(engine, app, program, needsSnapshot));
   let decision = engine.safety.checkApp(app, window, opts.command);
   let snapshot: Snapshot | null = null;
   if (needsSnapshot) {
@@ -99,6 +153,7 @@ export async function runProgram(
     cleanup: null,
   }));
   let firstFailure: number | null = null;
+  const keys: KeyboardState = { activationAsked: false };
 
   for (let i = 0; i < program.steps.length; i++) {
     const step = program.steps[i]!;
@@ -127,7 +182,7 @@ export async function runProgram(
       if (engine.safety.checkUrl) await checkBrowserUrl(engine, app, windowId);
       // The decision is on record before anything is sent; if it cannot be, nothing is sent.
       engine.safety.audit({ event: "decision", command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
-      receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0);
+      receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0, keys);
       engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
     } catch (err0) {
       let err = err0;
@@ -160,7 +215,7 @@ export async function runProgram(
   if (program.observe && (window || snapshotWindow)) {
     try {
       const obsWindow = windows.find((w) => w.window_id === windowId) ?? window ?? snapshotWindow!;
-      const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot });
+      const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command });
       receipt.observation = appStateResult(s, app);
     } catch (err) {
       const e = err instanceof DeckhandError ? err : new DeckhandError("INTERNAL", "observation failed");
@@ -183,11 +238,11 @@ async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Progr
   }
 }
 
-async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number): Promise<StepReceipt> {
+async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
   const { supervisor } = await engine.helper();
   const base = { index, action: step.action, elementIndex } as const;
   if (plan.kind === "wait") {
-    await new Promise((r) => setTimeout(r, plan.ms));
+    await cancellableSleep(plan.ms, engine.cancelSignal, `wait step ${index}`);
     return { ...base, status: "completed", delivery: "submitted", route: null, verification: { verified: null, predicate: null }, cleanup: NO_CLEANUP };
   }
   if (plan.kind === "element") {
@@ -204,7 +259,7 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
     });
     let receipt = reply.receipt!;
     if (plan.then) {
-      const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true });
+      const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true, focus: focusGuard(engine, app, hitWindow ?? windowId, keys) });
       receipt = { ...more.receipt!, delivery: more.receipt!.delivery === "submitted" ? "submitted" : "partial" };
     }
     return {
@@ -216,7 +271,44 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
       cleanup: receipt.cleanup,
     };
   }
-  const reply = await supervisor.request("input", { steps: plan.steps, restore_pointer: plan.pointer && !plan.keepPointer });
+  const reply = await supervisor.request("input", {
+    steps: plan.steps,
+    restore_pointer: plan.pointer && !plan.keepPointer,
+    ...(plan.keyboard ? { focus: focusGuard(engine, app, windowId, keys) } : {}),
+  });
   const receipt = reply.receipt!;
-  return { ...base, status: "completed", delivery: receipt.delivery, route: receipt.route, verification: { verified: null, predicate: null }, cleanup: receipt.cleanup };
+  const typed = plan.steps.some((s) => s.kind === "type");
+  return {
+    ...base,
+    status: "completed",
+    delivery: receipt.delivery,
+    route: receipt.route,
+    verification: { verified: null, predicate: null },
+    cleanup: receipt.cleanup,
+    ...(typed && reply.result.chars_sent !== undefined ? { charsSent: reply.result.chars_sent } : {}),
+  };
+}
+
+/** Per program: whether its keyboard input has already asked for the target's activation. */
+interface KeyboardState {
+  activationAsked: boolean;
+}
+
+/**
+ * Keys go only to the target window: the helper checks who holds input
+ * focus before every keyboard step and every chunk of text, and (under the
+ * operator's grant, which keyboard input needs anyway) first asks the window
+ * manager to activate the target. Anything else is FOCUS_MISMATCH with
+ * nothing (more) typed, so a focused terminal or another app never gets them.
+ * Activation is asked once per program, before its first keys: focus that
+ * moves away later in the program (a popup, another app taking over) stops
+ * the program instead of being taken back.
+ */
+function focusGuard(engine: Engine, app: ResolvedApp, windowId: number, keys: KeyboardState): { window_id: number; pid: number; activate: boolean } {
+  if (!windowId) {
+    throw new DeckhandError("WINDOW_NOT_FOUND", "keyboard input needs a target window, and none was resolved", { details: { delivery: "not_dispatched" } });
+  }
+  const activate = engine.safety.foregroundGranted() && !keys.activationAsked;
+  keys.activationAsked = true;
+  return { window_id: windowId, pid: app.pid, activate };
 }

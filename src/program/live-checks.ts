@@ -4,6 +4,7 @@ import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
+import type { WireNode } from "../wire/messages.ts";
 
 /**
  * Keys typed with no target element land in whatever has focus. If that is a
@@ -33,9 +34,14 @@ export async function checkBrowserUrl(engine: Engine, app: ResolvedApp, windowId
   if (windowId !== null) {
     const { supervisor } = await engine.helper();
     const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 40, max_children: 500, max_nodes: 3000 });
-    const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
-    const node = result.nodes.find((n) => !n.secure && n.value && urlLike.test(n.value) && /entry|text|combo/.test(n.role)) ?? result.nodes.find((n) => !n.secure && n.value && urlLike.test(n.value));
-    url = node?.value ?? null;
+    url = pageUrl(result.nodes);
   }
   safety.checkUrl(app, url);
+}
+
+/** The page URL a browser's tree shows (its address bar's value), or null. */
+export function pageUrl(nodes: readonly WireNode[]): string | null {
+  const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+  const node = nodes.find((n) => !n.secure && n.value && urlLike.test(n.value) && /entry|text|combo/.test(n.role)) ?? nodes.find((n) => !n.secure && n.value && urlLike.test(n.value));
+  return node?.value ?? null;
 }

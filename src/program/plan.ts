@@ -6,6 +6,7 @@ import type { Element } from "../session/snapshot.ts";
 import type { InputStep } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
+import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 
 /** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
 export type Plan =
@@ -39,12 +40,12 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
       if (element) return { kind: "element", action: "type_text", element, text: step.text };
       return { kind: "input", steps: [{ kind: "type", text: step.text }], pointer: false, keyboard: true };
     case "press-key": {
-      const tap: InputStep = { kind: "tap", keys: [step.key], repeat: step.repeat ?? 1 };
+      const tap: InputStep = { kind: "tap", keys: parseChord(step.key, { field: "key" }), repeat: step.repeat ?? 1 };
       if (element) return { kind: "element", action: "focus", element, then: [tap] };
       return { kind: "input", steps: [tap], pointer: false, keyboard: true };
     }
     case "hotkey":
-      return { kind: "input", steps: [{ kind: "tap", keys: step.keys, repeat: 1 }], pointer: false, keyboard: true };
+      return { kind: "input", steps: [{ kind: "tap", keys: parseKeys(step.keys), repeat: 1 }], pointer: false, keyboard: true };
     case "scroll": {
       if (element && step.direction === undefined) return { kind: "element", action: "scroll_into_view", element };
       if (element) throw new DeckhandError("INVALID_ARGUMENTS", "scroll with --element-index scrolls it into view; drop --direction, or scroll by --x/--y");
@@ -90,17 +91,19 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
       return { kind: "wait", ms: step.ms };
     case "move":
       return { kind: "input", steps: [{ kind: "move", x: step.x, y: step.y }], pointer: true, keyboard: false, keepPointer: true };
-    case "hold-key":
+    case "hold-key": {
+      const key = parseKey(step.key);
       return {
         kind: "input",
         steps: [
-          { kind: "key", key: step.key, down: true },
+          { kind: "key", key, down: true },
           { kind: "wait", ms: step.ms },
-          { kind: "key", key: step.key, down: false },
+          { kind: "key", key, down: false },
         ],
         pointer: false,
         keyboard: true,
       };
+    }
   }
 }
 
@@ -113,7 +116,7 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
   const { supervisor, hello } = await engine.helper();
   const button = step.button ?? "left";
   const count = step.count ?? 1;
-  const modifiers = step.modifiers ?? [];
+  const modifiers = step.modifiers?.length ? parseKeys(step.modifiers, { field: "modifiers" }) : [];
   const input: Plan = {
     kind: "input",
     steps: [{ kind: "click", x: step.x!, y: step.y!, button, count, modifiers }],
@@ -162,9 +165,9 @@ function pressLike(role: string, actions: string[]): boolean {
 export function capabilityFor(plan: Plan): string[] {
   if (plan.kind === "element") {
     const caps = [`action.${plan.action}`];
-    if (plan.then) caps.push("input.keyboard");
+    if (plan.then) caps.push("input.keyboard", "input.focus_guard");
     return caps;
   }
-  if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer"] : []), ...(plan.keyboard ? ["input.keyboard"] : [])];
+  if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer"] : []), ...(plan.keyboard ? ["input.keyboard", "input.focus_guard"] : [])];
   return [];
 }

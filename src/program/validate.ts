@@ -1,6 +1,7 @@
 // Validation of a whole program before anything is resolved or sent.
 import { DeckhandError } from "../protocol/errors.ts";
-import type { ActionName } from "../protocol/commands.ts";
+import { exclusiveConflict, type ActionName } from "../protocol/commands.ts";
+import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import type { Hello } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -31,6 +32,10 @@ export function validateProgram(engine: Engine, hello: Hello, program: Program):
 
 /** Contradictory or incomplete steps: INVALID_ARGUMENTS, no helper needed. */
 export function checkProgramShape(program: Program): void {
+  const conflict = exclusiveConflict(program);
+  if (conflict) {
+    throw new DeckhandError("INVALID_ARGUMENTS", `program: ${conflict[0]} and ${conflict[1]} both name a window; give one`, { details: { path: conflict[1], field: conflict[1] } });
+  }
   program.steps.forEach(checkStepShape);
 }
 
@@ -48,6 +53,16 @@ function checkStepShape(step: Step, i: number): void {
     if (step.elementIndex !== undefined && (step.direction !== undefined || step.x !== undefined)) throw bad("elementIndex scrolls into view; drop direction and x/y");
   }
   if (step.action === "select-text" && step.end < step.start) throw bad("end must not be before start");
+  // Key names go through the one chord parser (src/protocol/keys.ts): a chord it refuses is refused here, before anything is sent.
+  try {
+    if (step.action === "hotkey") parseKeys(step.keys);
+    if (step.action === "press-key") parseChord(step.key, { field: "key" });
+    if (step.action === "hold-key") parseKey(step.key);
+    if (step.action === "click" && step.modifiers?.length) parseKeys(step.modifiers, { field: "modifiers" });
+  } catch (err) {
+    if (err instanceof DeckhandError) throw new DeckhandError("INVALID_ARGUMENTS", `step ${i} (${step.action}): ${err.message}`, { details: { ...err.details, step: i } });
+    throw err;
+  }
 }
 
 /**
@@ -59,9 +74,11 @@ function checkStepShape(step: Step, i: number): void {
 export const ACTION_NEEDS: Record<ActionName, { element?: string[][]; point?: string[][] }> = {
   click: { element: [["action.click"]], point: [["input.pointer", "action.click"]] },
   "set-value": { element: [["action.set_value"]] },
-  "type-text": { element: [["action.type_text"]], point: [["input.keyboard"]] },
-  "press-key": { element: [["action.focus"], ["input.keyboard"]], point: [["input.keyboard"]] },
-  hotkey: { point: [["input.keyboard"]] },
+  // Keys are sent only with the focus guard: a helper that cannot confine
+  // them to the target window is refused keyboard input.
+  "type-text": { element: [["action.type_text"]], point: [["input.keyboard"], ["input.focus_guard"]] },
+  "press-key": { element: [["action.focus"], ["input.keyboard"], ["input.focus_guard"]], point: [["input.keyboard"], ["input.focus_guard"]] },
+  hotkey: { point: [["input.keyboard"], ["input.focus_guard"]] },
   scroll: { element: [["action.scroll_into_view"]], point: [["input.pointer"]] },
   drag: { point: [["input.pointer"]] },
   "select-text": { element: [["action.select_text"]] },
@@ -69,7 +86,7 @@ export const ACTION_NEEDS: Record<ActionName, { element?: string[][]; point?: st
   "perform-secondary-action": { element: [["action.secondary"]] },
   wait: { point: [] },
   move: { point: [["input.pointer"]] },
-  "hold-key": { point: [["input.keyboard"]] },
+  "hold-key": { point: [["input.keyboard"], ["input.focus_guard"]] },
 };
 
 function staticCapabilities(step: Step): string[][] {

@@ -35,7 +35,12 @@ export const Point = z.strictObject({ x: int, y: int });
 
 export const ARGS = {
   capabilities: z.strictObject({}),
-  permissions: z.strictObject({}),
+  permissions: z.strictObject({
+    enableAccessibility: z
+      .boolean()
+      .optional()
+      .describe("switch the session's accessibility flag on (Linux: org.a11y.Status IsEnabled); apps started before must be restarted"),
+  }),
   "list-apps": z.strictObject({}),
   "list-windows": z.strictObject({ app }),
   "get-app-state": z.strictObject({
@@ -81,7 +86,7 @@ export const ARGS = {
     state: state.optional(),
   }),
   hotkey: z.strictObject({
-    app,
+    ...targetFields,
     keys: z.array(z.string().min(1)).min(1).describe("combo, repeatable or +-joined: ctrl+shift+t"),
     state: state.optional(),
   }),
@@ -178,3 +183,16 @@ export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(
   ...COMMANDS.filter((c) => (ACTIONS as readonly string[]).includes(c)),
   "run",
 ]);
+
+/**
+ * Fields that name one thing two ways: at most one of each pair may be given
+ * (CLI flags, serve and MCP args, and a program's target alike).
+ */
+export const EXCLUSIVE_FIELDS: readonly (readonly [string, string])[] = Object.freeze([["windowId", "windowIndex"] as const]);
+
+/** The first exclusive pair that `args` gives both of, or null. */
+export function exclusiveConflict(args: unknown): readonly [string, string] | null {
+  if (!args || typeof args !== "object") return null;
+  const a = args as Record<string, unknown>;
+  return EXCLUSIVE_FIELDS.find(([x, y]) => a[x] !== undefined && a[y] !== undefined) ?? null;
+}

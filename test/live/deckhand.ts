@@ -98,6 +98,13 @@ export class Serve {
     return p;
   }
 
+  /** A request under an id of the caller's choosing (e.g. to `cancel` it later). */
+  requestAs(id: string, command: string, args: Record<string, unknown> = {}): Promise<Envelope & { id: string }> {
+    const p = new Promise<any>((r) => this.waiters.set(id, r));
+    this.child.stdin.write(JSON.stringify({ id, command, args }) + "\n");
+    return p;
+  }
+
   async ok(command: string, args: Record<string, unknown> = {}): Promise<any> {
     const r = await this.request(command, args);
     if (!r.ok) throw new Error(`serve ${command} failed: ${JSON.stringify(r.error)}\n${this.stderr}`);
@@ -114,4 +121,29 @@ export function element(state: any, role: string, title: string): any {
   const el = state.snapshot.elements.find((e: any) => e.role === role && e.title === title);
   if (!el) throw new Error(`no ${role} "${title}" in the snapshot:\n${state.snapshot.treeText}`);
   return el;
+}
+
+/** One adapter-mode serve (--adapter openai|anthropic), request by request; fails the test on a refused request. */
+export class AdapterServe {
+  private waiters = new Map<string, (m: any) => void>();
+  private n = 1;
+  child;
+  constructor(desktop: DesktopLike, stateDir: string, args: string[]) {
+    this.child = spawn(DECKHAND, ["serve", ...args], { env: desktopEnv(desktop, { DECKHAND_STATE_DIR: stateDir }), stdio: ["pipe", "pipe", "inherit"] });
+    createInterface({ input: this.child.stdout }).on("line", (l) => {
+      const m = JSON.parse(l);
+      this.waiters.get(String(m.id))?.(m);
+    });
+  }
+  async send(body: Record<string, unknown>): Promise<any> {
+    const id = `r${this.n++}`;
+    const p = new Promise<any>((r) => this.waiters.set(id, r));
+    this.child.stdin.write(JSON.stringify({ id, ...body }) + "\n");
+    const m = await p;
+    if (!m.ok) throw new Error(`adapter request failed: ${JSON.stringify(m.error)}`);
+    return m;
+  }
+  close() {
+    this.child.stdin.end();
+  }
 }

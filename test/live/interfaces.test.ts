@@ -2,13 +2,11 @@
 // fixture app — fill the form (Name), tick Subscribe, press Submit with the
 // confirm hook allowing — through native serve, the OpenAI adapter, the
 // Anthropic adapter and MCP must leave the same record in the fixture's log.
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, expect, it } from "vitest";
 import { describeLive, desktopEnv, launchFixture, useDesktop, xdotool, type DesktopLike, type Fixture, type FixtureEvent } from "./harness.ts";
-import { DECKHAND, newStateDir, ok, requireBuild, Serve } from "./deckhand.ts";
+import { AdapterServe, DECKHAND, newStateDir, ok, requireBuild, Serve } from "./deckhand.ts";
 
 const NAME = "Ada Lovelace";
 const HOOK = "/bin/true";
@@ -53,31 +51,6 @@ const centre = (e: any) => ({ x: e.bounds.x + Math.floor(e.bounds.width / 2), y:
 function toImage(image: any, p: { x: number; y: number }) {
   const map = image.map ?? image;
   return { x: Math.floor((p.x - map.origin.x) * map.scaleX), y: Math.floor((p.y - map.origin.y) * map.scaleY) };
-}
-
-/** One adapter-mode serve, line by line. */
-class AdapterServe {
-  private waiters = new Map<string, (m: any) => void>();
-  private n = 1;
-  child;
-  constructor(desktop: DesktopLike, stateDir: string, args: string[]) {
-    this.child = spawn(DECKHAND, ["serve", ...args], { env: desktopEnv(desktop, { DECKHAND_STATE_DIR: stateDir }), stdio: ["pipe", "pipe", "inherit"] });
-    createInterface({ input: this.child.stdout }).on("line", (l) => {
-      const m = JSON.parse(l);
-      this.waiters.get(String(m.id))?.(m);
-    });
-  }
-  async send(body: Record<string, unknown>): Promise<any> {
-    const id = `r${this.n++}`;
-    const p = new Promise<any>((r) => this.waiters.set(id, r));
-    this.child.stdin.write(JSON.stringify({ id, ...body }) + "\n");
-    const m = await p;
-    if (!m.ok) throw new Error(`adapter request failed: ${JSON.stringify(m.error)}`);
-    return m;
-  }
-  close() {
-    this.child.stdin.end();
-  }
 }
 
 describeLive("one behaviour through every interface", () => {
