@@ -15,7 +15,7 @@ import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue } from "../commands/index.ts";
 import { Engine, type OperatorOptions } from "../engine/engine.ts";
 import { createSafety } from "../engine/default-safety.ts";
-import type { CancelToken, ProgramReceipt } from "../program/executor.ts";
+import { Cancellation, type ProgramReceipt } from "../program/executor.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
 import { fail, ok, type Envelope } from "../cli/envelope.ts";
 import { humanOutput } from "../cli/human.ts";
@@ -113,15 +113,6 @@ export async function toolResult(command: CommandName, env: Envelope, fit: FitOp
   return { content, structuredContent: structured, isError: !env.ok };
 }
 
-function cancelToken(signal: AbortSignal | undefined): CancelToken {
-  const token: CancelToken = { cancelled: false };
-  signal?.addEventListener("abort", () => {
-    token.cancelled = true;
-    token.reason = "the MCP client cancelled the request";
-  });
-  return token;
-}
-
 export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer {
   const server = new McpServer({ name: "deckhand", version: VERSION }, { capabilities: { tools: {} } });
   for (const t of MCP_TOOLS) {
@@ -129,16 +120,19 @@ export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer
       t.name,
       { description: t.description, inputSchema: t.schema, annotations: { readOnlyHint: t.readOnly, openWorldHint: false } },
       async (args: unknown, extra: { signal?: AbortSignal }) => {
-        const ctx = { cancel: cancelToken(extra?.signal) };
+        // The client's notifications/cancelled aborts extra.signal: every
+        // helper request of the call gets a wire cancel, and a program stops.
+        const cancel = new Cancellation(extra?.signal, "the MCP client cancelled the request");
+        const ctx = { cancel };
         let env: Envelope;
         if (t.command === "run") {
           try {
-            env = ok("run", await runProgramValue(engine, args, ctx));
+            env = ok("run", await engine.withCancel(cancel.signal, () => runProgramValue(engine, args, ctx)));
           } catch (err) {
             env = fail("run", err, log);
           }
         } else {
-          env = await runCommand(engine, t.command, args, ctx, log);
+          env = await engine.withCancel(cancel.signal, () => runCommand(engine, t.command, args, ctx, log));
         }
         return await toolResult(t.command, env, fit);
       },

@@ -21,7 +21,11 @@ export function humanOutput(command: CommandName | string, result: unknown): str
       return [`${r.app.name} (pid ${r.app.pid}) — window ${r.window.windowId} "${r.window.title}"`, `snapshot ${s.snapshotId}, ${s.elementCount} elements${s.truncated ? " (truncated)" : ""}, expires ${s.expiresAt}`, shot, "", s.treeText].join("\n");
     }
     case "permissions":
-      return [r.allGranted ? "all granted" : "NOT all granted", ...r.checks.map((c: Any) => `  ${c.status.padEnd(8)} ${c.id}: ${c.detail}${c.status !== "granted" ? `\n           fix: ${c.remediation}` : ""}`)].join("\n");
+      return [
+        r.enableAccessibility ? r.enableAccessibility.note : "",
+        r.allGranted ? "all granted" : r.checks.every((c: Any) => c.granted || c.advisory) ? "granted, with warnings (observation proceeds)" : "NOT all granted",
+        ...r.checks.map((c: Any) => `  ${(c.status === "denied" && c.advisory ? "warning" : c.status).padEnd(8)} ${c.id}: ${c.detail}${c.status !== "granted" ? `\n           fix: ${c.remediation}` : ""}`),
+      ].filter(Boolean).join("\n");
     case "capabilities":
       return [
         `deckhand ${r.deckhand.version} (protocol ${r.deckhand.protocol}) with ${r.helper.name} ${r.helper.version} [${r.helper.backend}]`,
@@ -29,8 +33,13 @@ export function humanOutput(command: CommandName | string, result: unknown): str
         r.unsupportedActions.length ? `unsupported: ${r.unsupportedActions.join(", ")}` : "",
         ...Object.entries(r.capabilities as Any).map(([k, c]: [string, Any]) => `  ${c.supported ? "yes" : "no "} ${k.padEnd(26)} verified: ${c.verified}${c.note ? ` — ${c.note}` : ""}`),
       ].filter(Boolean).join("\n");
-    case "screenshot":
-      return `${r.screenshot.path} (${r.screenshot.width}x${r.screenshot.height})`;
+    case "screenshot": {
+      const why: [number, string, string][] = r.redacted
+        ? [[r.redacted.deniedWindows, "denied window", "denied windows"], [r.redacted.blockedUrls, "blocked page", "blocked pages"], [r.redacted.unidentifiedWindows, "window of unknown owner", "windows of unknown owner"], [r.redacted.secureFields, "secure field", "secure fields"]]
+        : [];
+      const out = why.filter(([n]) => n > 0).map(([n, one, many]) => `${n} ${n === 1 ? one : many}`);
+      return `${r.screenshot.path} (${r.screenshot.width}x${r.screenshot.height})${out.length ? `; blacked out: ${out.join(", ")}` : ""}`;
+    }
     default:
       if (r && typeof r === "object" && "delivery" in r) {
         return `${r.action}: delivery ${r.delivery} via ${r.route ?? "-"}${r.verification?.verified === true ? ", verified" : ""}${r.observation ? `\nnew snapshot ${r.observation.snapshot.snapshotId}` : ""}`;

@@ -3,11 +3,13 @@
 // then helper resolution, action support, permission gate, stdin read, app,
 // window, snapshot, element, replay, OS call.
 import { DeckhandError } from "../protocol/errors.ts";
-import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, type CommandArgs, type CommandName } from "../protocol/commands.ts";
+import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, exclusiveConflict, type CommandArgs, type CommandName } from "../protocol/commands.ts";
+import { argumentsError } from "../protocol/arg-errors.ts";
 import { Program } from "../protocol/program.ts";
-import { PROTOCOL_VERSION } from "../wire/messages.ts";
+import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
-import { appStateResult, captureWindow, observe } from "../engine/observe.ts";
+import { appStateResult, captureWindow, checkPageObservable, observe } from "../engine/observe.ts";
+import { captureScreen } from "../engine/screen.ts";
 import { appWindows, resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
 import { compileCommand } from "../program/compile.ts";
 import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
@@ -25,21 +27,46 @@ export interface CallContext {
 
 type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<unknown>;
 
-/** Helpers (by their hello) whose permissions were already probed in this process. */
-const permissionChecked = new WeakSet<object>();
+/** Helpers (by their hello) whose permissions were already probed in this process, with the advisory checks seen denied. */
+const permissionChecked = new WeakMap<object, WirePermissionCheck[]>();
 
-/** Stage "permission gate": a definitively denied accessibility bus stops everything but reporting. */
-async function permissionGate(engine: Engine): Promise<void> {
+/**
+ * Stage "permission gate": a definitively denied accessibility bus stops
+ * everything but reporting. Advisory checks (the session's accessibility
+ * flag being off: GTK3 trees are readable anyway) never gate; they are kept
+ * to explain an empty tree.
+ */
+async function permissionGate(engine: Engine): Promise<WirePermissionCheck[]> {
   const { supervisor, hello } = await engine.helper();
-  if (permissionChecked.has(hello)) return;
+  const seen = permissionChecked.get(hello);
+  if (seen) return seen;
+  let advisories: WirePermissionCheck[] = [];
   if (hello.capabilities.permissions?.supported) {
     const { result } = await supervisor.request("permissions", {});
-    const denied = result.checks.find((c) => c.status === "denied" && (c.id === "atspi_bus" || c.id === "accessibility_enabled" || c.id === "x_display" || c.id === "accessibility"));
+    // accessibility_enabled is advisory even from a 1.0 helper that does not say so.
+    const advisory = (c: WirePermissionCheck) => c.advisory === true || c.id === "accessibility_enabled";
+    const denied = result.checks.find((c) => c.status === "denied" && !advisory(c) && (c.id === "atspi_bus" || c.id === "x_display" || c.id === "accessibility"));
     if (denied) {
       throw new DeckhandError("PERMISSION_DENIED", `${denied.id}: ${denied.detail}`, { remediation: denied.remediation, details: { permission: denied.id } });
     }
+    advisories = result.checks.filter((c) => c.status === "denied" && advisory(c));
   }
-  permissionChecked.add(hello);
+  permissionChecked.set(hello, advisories);
+  return advisories;
+}
+
+/**
+ * An observation whose tree is empty or only the window's frame, while the
+ * session's accessibility flag is off, is most likely the flag's doing
+ * (Qt, Chromium, Firefox do not expose trees without it): say so, with the fix.
+ */
+function accessibilityWarnings(advisories: WirePermissionCheck[], elementCount: number): { code: string; message: string; remediation: string }[] {
+  if (!advisories.length || elementCount > 1) return [];
+  return advisories.map((c) => ({
+    code: "ACCESSIBILITY_DISABLED",
+    message: `the tree is ${elementCount === 0 ? "empty" : "only the window frame"}, and ${c.id} is off: ${c.detail}`,
+    remediation: c.remediation || "run `deckhand permissions --enable-accessibility`, then restart the app",
+  }));
 }
 
 async function readSecret(ctx: CallContext, flag: string): Promise<string> {
@@ -71,6 +98,20 @@ function singleResult(command: string, receipt: ProgramReceipt) {
   };
 }
 
+/**
+ * A single command runs as a one-step program, but it is not a program: its
+ * errors name the command, never "step 0" (the program executor's and
+ * validator's wording).
+ */
+function asSingleCommand(command: string, err: DeckhandError): void {
+  err.message = err.message
+    .replace(/\bprogram cancelled before step 0\b/g, `${command} was cancelled before anything was sent`)
+    .replace(/\bstep 0 \([a-z-]+\)/g, command)
+    .replace(/\bbefore step 0\b/g, "before anything was sent")
+    .replace(/\bstep 0\b/g, command);
+  delete err.details.step;
+}
+
 function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
   return async (engine, args, ctx) => {
     const a = args as Record<string, unknown>;
@@ -91,6 +132,7 @@ function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStd
     } catch (err) {
       // Anything refused before a step ran was never dispatched: say so.
       if (err instanceof DeckhandError && err.details.delivery === undefined) err.details.delivery = "not_dispatched";
+      if (err instanceof DeckhandError) asSingleCommand(command, err);
       throw err;
     }
   };
@@ -132,15 +174,35 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     };
   },
 
-  async permissions(engine) {
+  async permissions(engine, args) {
     const { supervisor, hello } = await engine.helper();
+    let enabled: { enabled: boolean; previous: boolean | null; note: string } | undefined;
+    if (args.enableAccessibility) {
+      engine.requireCapability(hello, "set_accessibility", "permissions --enable-accessibility");
+      const { result } = await supervisor.request("set_accessibility", { enabled: true });
+      enabled = {
+        ...result,
+        note:
+          result.previous === true
+            ? "accessibility was already on"
+            : "accessibility is now on; apps started before this (Qt, Chromium/Electron, Firefox) must be restarted to expose their trees",
+      };
+    }
     const { result } = await supervisor.request("permissions", {});
-    const checks = result.checks.map((c) => ({ ...c, granted: c.status === "granted", probed: c.status !== "unknown" }));
+    const checks = result.checks.map((c) => ({
+      ...c,
+      advisory: c.advisory === true || c.id === "accessibility_enabled",
+      granted: c.status === "granted",
+      probed: c.status !== "unknown",
+    }));
     return {
       platform: process.platform,
       helper: `${hello.helper.name} ${hello.helper.version}`,
       allGranted: checks.every((c) => c.granted),
+      /** Denied advisory checks: observation proceeds, some apps may show no tree. */
+      warnings: checks.filter((c) => c.advisory && c.status === "denied").map((c) => ({ id: c.id, detail: c.detail, remediation: c.remediation })),
       checks,
+      ...(enabled ? { enableAccessibility: enabled } : {}),
       helperStderr: supervisor.stderr.tail(20),
     };
   },
@@ -168,33 +230,35 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   async "get-app-state"(engine, args) {
     const { hello } = await engine.helper();
     engine.requireCapability(hello, "get_tree", "get-app-state");
-    await permissionGate(engine);
+    const advisories = await permissionGate(engine);
     const app = await resolveApp(engine, args.app);
     const { window } = await resolveWindow(engine, app, args);
     const decision = engine.safety.checkApp(app, window, "get-app-state");
     const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes });
     engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
-    return appStateResult(snapshot, app);
+    const warnings = accessibilityWarnings(advisories, snapshot.elementCount);
+    return { ...appStateResult(snapshot, app), ...(warnings.length ? { warnings } : {}) };
   },
 
   async screenshot(engine, args) {
     const { hello } = await engine.helper();
     engine.requireCapability(hello, "screenshot", "screenshot");
     await permissionGate(engine);
-    let windowId = 0;
-    let app = null;
-    if (args.app) {
-      app = await resolveApp(engine, args.app);
-      const { window } = await resolveWindow(engine, app, args);
-      engine.safety.checkApp(app, window, "screenshot");
-      windowId = window.window_id;
-    } else if (args.windowId !== undefined || args.windowIndex !== undefined) {
-      throw new DeckhandError("INVALID_ARGUMENTS", "--window-id and --window-index need --app");
-    }
     const name = `shot_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    const out = await captureWindow(engine, windowId, name);
+    if (!args.app) {
+      if (args.windowId !== undefined || args.windowIndex !== undefined) throw new DeckhandError("INVALID_ARGUMENTS", "--window-id and --window-index need --app");
+      // The whole screen: denied windows, blocked pages and secure fields blacked out.
+      const { screenshot, redacted } = await captureScreen(engine, name);
+      return { app: null, windowId: 0, screenshot, redacted };
+    }
+    const app = await resolveApp(engine, args.app);
+    const { window } = await resolveWindow(engine, app, args);
+    engine.safety.checkApp(app, window, "screenshot");
+    await checkPageObservable(engine, app, window.window_id, "screenshot");
+    const out = await captureWindow(engine, window.window_id, name);
     if (!out.screenshot) throw new DeckhandError(out.screenshotError!.code === "TIMEOUT" ? "TIMEOUT" : "SCREENSHOT_FAILED", out.screenshotError!.message);
-    return { app: app ? { name: app.name, pid: app.pid } : null, windowId, screenshot: out.screenshot };
+    const redacted = { deniedWindows: 0, blockedUrls: 0, unidentifiedWindows: 0, secureFields: out.screenshot.redacted };
+    return { app: { name: app.name, pid: app.pid }, windowId: window.window_id, screenshot: out.screenshot, redacted };
   },
 
   click: actionHandler("click"),
@@ -289,11 +353,9 @@ export function isMutating(command: CommandName): boolean {
 
 export function validateArgs<C extends CommandName>(command: C, raw: unknown): CommandArgs<C> {
   const parsed = ARGS[command].safeParse(raw ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join(".");
-    // Never echo the received value: it may be a secret.
-    throw new DeckhandError("INVALID_ARGUMENTS", `${field ? field + ": " : ""}${issue.message}`, { details: { field } });
-  }
+  // Which field and what it must be ("app is required"); never the received value: it may be a secret.
+  if (!parsed.success) throw argumentsError(parsed.error, raw ?? {});
+  const conflict = exclusiveConflict(parsed.data);
+  if (conflict) throw new DeckhandError("INVALID_ARGUMENTS", `${conflict[0]} and ${conflict[1]} both name a window; give one`, { details: { field: conflict[1] } });
   return parsed.data as CommandArgs<C>;
 }

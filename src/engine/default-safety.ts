@@ -95,6 +95,11 @@ export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, 
       return { source: d.source, rule: d.rule };
     },
 
+    decideApp(app, window) {
+      const d = decideApp(policy, identityOf(app), window ? { title: window.title } : undefined);
+      return { decision: d.decision, source: d.source, rule: d.rule };
+    },
+
     async checkStep({ app, window, step, element, command }) {
       if (element && element.secure && SECURE_SENSITIVE_STEPS.has(step.action)) {
         assertNotSecureTarget(step.action.replace("-", "_"), { role: element.role, secure: true });

@@ -1,6 +1,7 @@
 // The engine: one per process (a CLI invocation, a serve session or an MCP
 // server). It owns the helper supervisor, the snapshot store and the safety
 // seam, and resolves apps, windows and snapshots for the commands.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { DeckhandError } from "../protocol/errors.ts";
 import { discoverHelper, type HelperLocation } from "../helpers/discovery.ts";
 import { Supervisor } from "../helpers/supervisor.ts";
@@ -30,6 +31,11 @@ export class Engine {
   readonly appCache = new Map<string, { app: import("./resolve.ts").ResolvedApp; at: number }>();
   /** Serialises mutations per target app (serve pipelines requests). */
   private locks = new Map<string, Promise<unknown>>();
+  /**
+   * The cancellation signal of the command running in this async context:
+   * every helper request it makes, however deep, carries it (see withCancel).
+   */
+  private readonly cancelScope = new AsyncLocalStorage<AbortSignal>();
 
   constructor(
     readonly operator: OperatorOptions,
@@ -44,7 +50,7 @@ export class Engine {
   async helper(): Promise<{ supervisor: Supervisor; hello: Hello }> {
     if (!this.supervisor) {
       this.location = discoverHelper({ flag: this.operator.helperPath, env: this.env });
-      this.supervisor = new Supervisor({ path: this.location.path, env: this.env });
+      this.supervisor = new Supervisor({ path: this.location.path, env: this.env, ambientSignal: () => this.cancelScope.getStore() });
       this.supervisor.on("helper-event", (e) => this.onHelperEvent(e));
     }
     const hello = await this.supervisor.start();
@@ -67,7 +73,8 @@ export class Engine {
       process.stderr.write("deckhand: policy asks to pause on user input but the helper cannot watch input\n");
       return;
     }
-    await supervisor.request("watch_user_input", { enabled: true });
+    // Session-wide, not the command's: a cancelled command does not cancel it.
+    await supervisor.request("watch_user_input", { enabled: true }, { signal: null });
   }
 
   get helperLocation(): HelperLocation | null {
@@ -102,6 +109,25 @@ export class Engine {
       }
     }
     for (const fn of this.eventListeners) fn(e);
+  }
+
+  /**
+   * Run fn with `signal` as the cancellation of every helper request made
+   * inside it (a serve `cancel`, an MCP client's abort): an in-flight request
+   * gets a wire `cancel` frame and the command CANCELLED. No signal: fn as is.
+   */
+  withCancel<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    return signal ? this.cancelScope.run(signal, fn) : fn();
+  }
+
+  /** Run fn outside any cancellation (its helper requests carry no signal). */
+  withoutCancel<T>(fn: () => Promise<T>): Promise<T> {
+    return this.cancelScope.exit(fn);
+  }
+
+  /** The cancellation signal of the command running here, if any. */
+  get cancelSignal(): AbortSignal | undefined {
+    return this.cancelScope.getStore();
   }
 
   /** Run fn after every earlier mutation on the same target has finished. */

@@ -1,17 +1,21 @@
 // Observation: one window's tree and screenshot become an immutable, durable snapshot.
+import { rmSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
+import { checkBrowserUrl, pageUrl } from "../program/live-checks.ts";
 import { buildTree, newSnapshotId, targetKeyOf, type ScreenshotInfo, type Snapshot } from "../session/snapshot.ts";
 import { DEFAULT_SNAPSHOT_TTL_MS } from "../session/store.ts";
-import type { WireWindow } from "../wire/messages.ts";
+import type { Rect, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "./engine.ts";
 import type { ResolvedApp } from "./resolve.ts";
+import { auditAppId } from "./safety.ts";
 
 export interface ScreenshotOutcome {
   screenshot: ScreenshotInfo | null;
   screenshotError?: { code: string; message: string };
 }
 
-export async function captureWindow(engine: Engine, windowId: number, name: string): Promise<ScreenshotOutcome> {
+/** Capture a window (0: the whole screen) with its secure fields and `redact` (screen rectangles) blacked out. */
+export async function captureWindow(engine: Engine, windowId: number, name: string, redact: Rect[] = []): Promise<ScreenshotOutcome> {
   const { supervisor, hello } = await engine.helper();
   if (!hello.capabilities.screenshot?.supported) {
     return { screenshot: null, screenshotError: { code: "ACTION_UNSUPPORTED", message: "helper cannot capture screenshots" } };
@@ -21,7 +25,7 @@ export async function captureWindow(engine: Engine, windowId: number, name: stri
       window_id: windowId,
       path: engine.store.screenshotPath(name),
       redact_secure: true,
-      redact: [],
+      redact,
     });
     return {
       screenshot: {
@@ -42,14 +46,40 @@ export async function captureWindow(engine: Engine, windowId: number, name: stri
   }
 }
 
+/**
+ * Blocked URLs apply to observation too (docs/policy.md): a browser window
+ * on a blocked page (or whose URL cannot be read while URLs are blocked) is
+ * BLOCKED_URL before anything of it is captured. The refusal is audited.
+ */
+export async function checkPageObservable(engine: Engine, app: ResolvedApp, windowId: number, command: string): Promise<void> {
+  try {
+    await checkBrowserUrl(engine, app, windowId);
+  } catch (err) {
+    if (err instanceof DeckhandError && err.code === "BLOCKED_URL") auditBlockedPage(engine, app, windowId, command, err);
+    throw err;
+  }
+}
+
+function auditBlockedPage(engine: Engine, app: ResolvedApp, windowId: number, command: string, err: DeckhandError): void {
+  const source = typeof err.details.source === "string" ? err.details.source : undefined;
+  const rule = typeof err.details.rule === "string" ? err.details.rule : "blocked_urls:url_unreadable";
+  try {
+    engine.safety.audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId, decision: "deny", decisionSource: source, rule, outcome: "BLOCKED_URL", delivery: "not_dispatched" });
+  } catch (auditErr) {
+    process.stderr.write(`deckhand: audit write failed: ${(auditErr as Error).message}\n`);
+  }
+}
+
 export async function observe(
   engine: Engine,
   app: ResolvedApp,
   window: WireWindow,
-  opts: { noScreenshot?: boolean; maxNodes?: number },
+  opts: { noScreenshot?: boolean; maxNodes?: number; /** For the audit of a refusal (default get-app-state). */ command?: string },
 ): Promise<Snapshot> {
   const { supervisor, hello } = await engine.helper();
   engine.requireCapability(hello, "get_tree", "reading an accessibility tree");
+  const command = opts.command ?? "get-app-state";
+  await checkPageObservable(engine, app, window.window_id, command);
   const snapshotId = newSnapshotId();
   const treeP = supervisor.request("get_tree", {
     pid: app.pid,
@@ -63,6 +93,18 @@ export async function observe(
     ? Promise.resolve({ screenshot: null })
     : captureWindow(engine, window.window_id, snapshotId);
   const [{ result: tree }, shot] = await Promise.all([treeP, shotP]);
+  // The page may have changed since the check: the tree read with the pixels
+  // decides too. Nothing of a blocked page is kept.
+  const seen = engine.safety.checkUrl && engine.safety.hasBlockedUrls?.() ? pageUrl(tree.nodes) : null;
+  if (seen !== null) {
+    try {
+      engine.safety.checkUrl!(app, seen);
+    } catch (err) {
+      if (shot.screenshot) rmSync(shot.screenshot.path, { force: true });
+      if (err instanceof DeckhandError) auditBlockedPage(engine, app, window.window_id, command, err);
+      throw err;
+    }
+  }
   const kind = hello.helper.platform === "linux" ? "atspi-path" : hello.helper.platform === "fake" ? "scripted-path" : hello.helper.platform === "macos" ? "ax-path" : "uia-path";
   const built = buildTree(tree.nodes, kind);
   const now = Date.now();

@@ -25,6 +25,11 @@ export interface Safety {
   checkApp(app: SnapshotApp, window: { title: string } | null, command: string): { source: string; rule: string };
   /** Per step, before dispatch: secure fields, sensitive actions (confirm hook), blocked URLs. */
   checkStep(ctx: { app: SnapshotApp; window: SnapshotWindow | null; step: Step; element: Element | null; command: string }): Promise<void>;
+  /**
+   * The same decision as checkApp, without throwing or auditing: whole-screen
+   * screenshots ask it for every window on screen. Optional for unit-test safeties.
+   */
+  decideApp?(app: SnapshotApp, window: { title: string } | null): { decision: "allow" | "deny"; source: string; rule: string };
   /** Only the operator grants foreground input: a flag, a serve option, or policy. */
   foregroundGranted(): boolean;
   audit(entry: AuditEntry): void;

@@ -12,13 +12,16 @@ const actions = (ops: string[]) => ops.filter((o) => o === "element_action" || o
 describe("blocked URLs", () => {
   it("an action in a browser whose page URL matches a blocked glob is BLOCKED_URL; nothing is dispatched", async () => {
     const sb = sandbox();
-    sb.control({ browser: true });
+    // Observed on an allowed page (observing a blocked one is refused: see below),
+    // then the page changes to a blocked one before the click.
+    sb.control({ browser: true, url: "https://docs.example.org/start?session=SECRET" });
     const policy = join(sb.dir, "policy.toml");
     writeFileSync(policy, 'blocked_urls = ["*://*.blocked.example/*"]\n');
     const state = expectOk(await cli(sb, ["get-app-state", "--app", "firefox-esr", "--policy", policy]), "get-app-state");
     // The URL's query (a session token) never reaches the snapshot.
     expect(JSON.stringify(state)).not.toContain("SECRET");
     const reload = state.snapshot.elements.find((e: any) => e.title === "Reload");
+    sb.control({ browser: true });
     const r = await cli(sb, ["click", "--app", "firefox-esr", "--element-index", String(reload.index), "--policy", policy]);
     const e = expectError(r, "click", "BLOCKED_URL");
     expect(JSON.stringify(e)).not.toContain("blocked.example/account");

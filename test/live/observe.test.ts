@@ -114,6 +114,8 @@ describeLive("observation on the real desktop (fixture app)", () => {
     expect(r.screenshot.height).toBe(r.window.bounds.height);
     expect(r.screenshot.origin).toEqual({ x: r.window.bounds.x, y: r.window.bounds.y });
     expect(readFileSync(r.screenshot.path).subarray(1, 4).toString()).toBe("PNG");
+    // A window image can show private text: owner-only, like snapshots.
+    expect(statSync(r.screenshot.path).mode & 0o777).toBe(0o600);
     // The secure field's rectangle is blacked out in the file itself.
     const ox = pw.bounds.x - r.screenshot.origin.x;
     const oy = pw.bounds.y - r.screenshot.origin.y;
