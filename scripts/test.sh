@@ -18,7 +18,7 @@ fi
 echo "== vitest"
 mkdir -p .state
 results="$PWD/.state/vitest-results.json"
-rm -f "$results"
+rm -f "$results" .state/matrix-results.json  # this run's results only
 status=0
 vitest run --reporter=default --reporter=json --outputFile.json="$results" "$@" || status=$?
 # The plain closing line CI reads: totals of the vitest run.

@@ -1,8 +1,8 @@
 // Runs the acceptance matrix (test/live/matrix/rows.ts) against the real
 // desktop through the compiled deckhand, and records each row's outcome in
-// test/live/matrix/last-run.json, from which docs/support.md is generated.
+// .state/matrix-results.json (untracked), from which docs/support.md is generated.
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -533,5 +533,8 @@ describeLive("acceptance matrix: real applications", () => {
 
 afterAll(() => {
   const out = { environment: "linux-x11 (Xvfb + openbox + AT-SPI)", results };
-  writeFileSync(join(here, "matrix", "last-run.json"), JSON.stringify(out, null, 2) + "\n");
+  // Untracked (.state/): a test run never modifies tracked files.
+  const dir = join(here, "..", "..", ".state");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "matrix-results.json"), JSON.stringify(out, null, 2) + "\n");
 });
