@@ -33,6 +33,7 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   input: 10_000,
   watch_user_input: 5_000,
   set_accessibility: 5_000,
+  focused_element: 5_000,
 };
 
 /** Input step kinds that move or press the pointer, and those that press keys. */
@@ -58,6 +59,7 @@ export function requiredCapabilities<O extends OpName>(op: O, args: OpArgs<O>): 
       if (KEYBOARD_STEPS.has(s.kind) || (s.kind === "click" && s.modifiers.length > 0)) needs.add("input.keyboard");
     }
     if (a.focus) needs.add("input.focus_guard");
+    if (a.pointer_guard) needs.add("input.pointer_guard");
     return [...needs];
   }
   return [];

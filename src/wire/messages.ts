@@ -7,8 +7,9 @@ import { z } from "zod";
 // helper of a newer minor version may add optional fields (same major:
 // proceed). A new required field or a changed meaning is a new major.
 
-// 1.1: input.focus (focus guard), set_accessibility, permission `advisory`,
-// FOCUS_MISMATCH. A 1.0 helper lacks the capabilities and is refused those features.
+// 1.1: input.focus (focus guard), input.pointer_guard, set_accessibility,
+// focused_element, permission `advisory`, FOCUS_MISMATCH, POLICY_DENIED from a
+// guard. A 1.0 helper lacks the capabilities and is refused those features.
 export const PROTOCOL_VERSION = [1, 1] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -32,6 +33,8 @@ export const HELPER_ERROR_CODES = Object.freeze([
   "TIMEOUT",
   "INTERNAL",
   "FOCUS_MISMATCH",
+  // A guard the orchestrator set (input.pointer_guard) refused an event.
+  "POLICY_DENIED",
 ] as const);
 
 // Any string: a code this orchestrator does not know (a newer helper's) is
@@ -74,6 +77,8 @@ export const CAPABILITY_KEYS = Object.freeze([
   "input.pointer",
   "input.keyboard",
   "input.focus_guard",
+  "input.pointer_guard",
+  "focused_element",
   "watch_user_input",
   "set_accessibility",
 ] as const);
@@ -341,6 +346,16 @@ export const OPS = {
        * wait for the focus change.
        */
       focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }).nullable().optional(),
+      /**
+       * Pointer guard (capability input.pointer_guard): before every pointer
+       * event (move, click, button, scroll; at its point, or at the pointer's
+       * current position when the step has none) the topmost window at that
+       * point, its window-manager frame counted as part of it, must be one of
+       * `windows` (top-level client window ids). Anything else, the root
+       * included, is POLICY_DENIED with details.reason "point-outside-target"
+       * and nothing more is sent (held buttons and keys released).
+       */
+      pointer_guard: z.object({ pid: uint, windows: z.array(uint) }).nullable().optional(),
     }),
     result: z.object({
       steps_completed: uint,
@@ -355,6 +370,17 @@ export const OPS = {
     capability: "watch_user_input",
     args: z.object({ enabled: z.boolean() }),
     result: z.object({ watching: z.boolean() }),
+  },
+  focused_element: {
+    mutates: false,
+    capability: "focused_element",
+    /**
+     * The node that holds keyboard focus in app `pid`, read live in one
+     * bounded query (not from a pruned tree): secure fields included (their
+     * value nil). Null when the app has no focused node.
+     */
+    args: z.object({ pid: uint }),
+    result: z.object({ window_id: uint.nullable(), node: WireNode.nullable() }),
   },
   set_accessibility: {
     mutates: false,

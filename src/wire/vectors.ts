@@ -179,6 +179,41 @@ export const VECTORS: Vector[] = [
     op: "permissions",
     message: { type: "response", id: 14, ok: true, result: { checks: [{ id: "accessibility_enabled", status: "denied", detail: "IsEnabled is false", remediation: "deckhand permissions --enable-accessibility", advisory: true }] } },
   },
+  {
+    name: "request-input-pointer-guard",
+    description: "a drag confined to the target's windows (1.1)",
+    op: "input",
+    message: {
+      type: "request",
+      id: 16,
+      op: "input",
+      deadline_ms: 10000,
+      args: { steps: [{ kind: "move", x: 100, y: 100 }, { kind: "button", button: "left", down: true }, { kind: "move", x: 300, y: 120 }, { kind: "button", button: "left", down: false }], restore_pointer: true, pointer_guard: { pid: 4242, windows: [2097153, 2097160] } },
+    },
+  },
+  {
+    name: "response-pointer-outside-target",
+    description: "the pointer guard refused a point over another window",
+    message: {
+      type: "response",
+      id: 16,
+      ok: false,
+      error: { code: "POLICY_DENIED", message: "the point (300, 120) is over window 4194305, not the target's", details: { reason: "point-outside-target", x: 300, y: 120, window_id: 4194305, pid: 777, steps_completed: 2 } },
+      receipt: { delivery: "partial", route: "foreground_input", cleanup: { keys_released: true, buttons_released: true, pointer_restored: true } },
+    },
+  },
+  { name: "request-focused-element", description: "the focused node of an app (1.1)", op: "focused_element", message: { type: "request", id: 17, op: "focused_element", deadline_ms: 5000, args: { pid: 4242 } } },
+  {
+    name: "response-focused-element",
+    description: "a focused secure field: value nil",
+    op: "focused_element",
+    message: {
+      type: "response",
+      id: 17,
+      ok: true,
+      result: { window_id: 2097153, node: { path: [0, 2], role: "password text", name: "Password", description: "", value: null, states: ["focused", "editable"], bounds: { x: 30, y: 90, width: 200, height: 24 }, actions: [], identifier: "password", secure: true, child_count: 0 } },
+    },
+  },
   { name: "request-set-accessibility", description: "switch the accessibility flag on (1.1)", op: "set_accessibility", message: { type: "request", id: 15, op: "set_accessibility", deadline_ms: 5000, args: { enabled: true } } },
   { name: "response-set-accessibility", description: "previous value may be nil", op: "set_accessibility", message: { type: "response", id: 15, ok: true, result: { enabled: true, previous: false } } },
 ];
