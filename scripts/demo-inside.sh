@@ -19,7 +19,8 @@ echo; echo "== deckhand list-windows --app pid:$app"; dh list-windows --app "pid
 win=$(dh list-windows --app "pid:$app" --json | jqr '[w["windowId"] for w in d["result"]["windows"] if w["title"] == "deckhand fixture"][0]')
 echo; echo "== deckhand get-app-state --app pid:$app --window-id $win"
 state=$(dh get-app-state --app "pid:$app" --window-id "$win" --json)
-echo "$state" | jqr 'd["result"]["snapshot"]["treeText"]' | head -30
+# The first 30 lines, cut by python itself: `| head` may close the pipe early (EPIPE under set -o pipefail).
+echo "$state" | jqr '"\n".join(d["result"]["snapshot"]["treeText"].split("\n")[:30])'
 echo "$state" | jqr '"screenshot: " + str(d["result"]["screenshot"]["path"])'
 idx() { echo "$state" | jqr "[e['index'] for e in d['result']['snapshot']['elements'] if e['role']=='$1' and e['title']=='$2'][0]"; }
 echo "$state" | jqr '"snapshot " + d["result"]["snapshot"]["snapshotId"] + ": " + str(d["result"]["snapshot"]["elementCount"]) + " elements"' 
