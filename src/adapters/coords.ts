@@ -3,12 +3,35 @@
 import { DeckhandError } from "../protocol/errors.ts";
 
 export const DEFAULT_MAX_WIDTH = 1440;
+/**
+ * The Anthropic API downsizes, without saying so, an image whose longest side
+ * is over 1568 px or whose area is over its ~1,600-token budget (about
+ * 1.2 megapixels at 750 px per token). An image it rescales no longer matches
+ * the map the model's coordinates are read through, so vendor images are
+ * fitted inside both limits here (OpenAI's are looser).
+ */
+export const DEFAULT_MAX_SIDE = 1568;
+export const DEFAULT_MAX_PIXELS = 1_200_000;
 
 export interface FitOptions {
   /** Largest image width handed to a model (default 1440). Never scaled up. */
   maxWidth?: number;
   /** Optional cap on height, applied after the width cap. */
   maxHeight?: number;
+  /** Optional cap on the longest side (adapterFit: default 1568). */
+  maxSide?: number;
+  /** Optional cap on width x height (adapterFit: default 1,200,000). */
+  maxPixels?: number;
+}
+
+/** The caps of images handed to a vendor model: the operator's, else the defaults above. */
+export function adapterFit(opts: FitOptions = {}): FitOptions {
+  return {
+    maxWidth: opts.maxWidth ?? DEFAULT_MAX_WIDTH,
+    ...(opts.maxHeight !== undefined ? { maxHeight: opts.maxHeight } : {}),
+    maxSide: opts.maxSide ?? DEFAULT_MAX_SIDE,
+    maxPixels: opts.maxPixels ?? DEFAULT_MAX_PIXELS,
+  };
 }
 
 /**
@@ -29,13 +52,33 @@ export interface ImageMap {
   scaleY: number;
 }
 
-/** The size an image of w x h gets when fitted (aspect kept, never enlarged). */
+/**
+ * The size an image of w x h gets when fitted (aspect kept, never enlarged):
+ * the largest that keeps every cap given. Rounded to the nearest pixel unless
+ * that would break a cap, then rounded down.
+ */
 export function fitSize(w: number, h: number, opts: FitOptions = {}): { width: number; height: number } {
   const maxW = opts.maxWidth ?? DEFAULT_MAX_WIDTH;
   let f = w > maxW ? maxW / w : 1;
   if (opts.maxHeight !== undefined && h * f > opts.maxHeight) f = opts.maxHeight / h;
+  const side = Math.max(w, h);
+  if (opts.maxSide !== undefined && side * f > opts.maxSide) f = opts.maxSide / side;
+  if (opts.maxPixels !== undefined && w * h * f * f > opts.maxPixels) f = Math.sqrt(opts.maxPixels / (w * h));
   if (f >= 1) return { width: w, height: h };
-  return { width: Math.max(1, Math.round(w * f)), height: Math.max(1, Math.round(h * f)) };
+  const fits = (a: number, b: number) =>
+    a <= Math.max(1, maxW) &&
+    (opts.maxHeight === undefined || b <= Math.max(1, opts.maxHeight)) &&
+    (opts.maxSide === undefined || Math.max(a, b) <= Math.max(1, opts.maxSide)) &&
+    (opts.maxPixels === undefined || a * b <= Math.max(1, opts.maxPixels));
+  const round = { width: Math.max(1, Math.round(w * f)), height: Math.max(1, Math.round(h * f)) };
+  if (fits(round.width, round.height)) return round;
+  const r = { width: Math.max(1, Math.floor(w * f)), height: Math.max(1, Math.floor(h * f)) };
+  // A side held at 1 pixel can still break the area cap of a very long, thin image: shorten the other.
+  if (opts.maxPixels !== undefined && r.width * r.height > opts.maxPixels) {
+    if (r.width <= r.height) r.height = Math.max(1, Math.floor(opts.maxPixels / r.width));
+    else r.width = Math.max(1, Math.floor(opts.maxPixels / r.height));
+  }
+  return r;
 }
 
 /**
@@ -64,16 +107,34 @@ function requireInt(v: unknown, name: string): number {
   return v;
 }
 
+function requireNumber(v: unknown, name: string): number {
+  if (typeof v !== "number" || !Number.isFinite(v)) {
+    throw new DeckhandError("INVALID_ARGUMENTS", `${name} must be a number: a pixel of the last screenshot`, { details: { field: name } });
+  }
+  return v;
+}
+
 function outOfBounds(map: ImageMap, x: number, y: number, what: string): DeckhandError {
   return new DeckhandError("COORDINATE_OUT_OF_BOUNDS", `${what} (${x}, ${y}) is outside the last screenshot (${map.width}x${map.height})`, {
     details: { x, y, width: map.width, height: map.height },
   });
 }
 
-/** One image axis -> screen: the screen pixel under the centre of image pixel i, kept inside the screen span. */
+/**
+ * One image axis -> screen: the screen pixel under image position i + 0.5
+ * (the centre of pixel i when i is an integer), kept inside the screen span.
+ */
 function axis(i: number, shown: number, origin: number, span: number): number {
   const s = Math.floor(((i + 0.5) * span) / shown);
   return origin + Math.min(Math.max(s, 0), Math.max(0, Math.ceil(span) - 1));
+}
+
+function mapPoint(map: ImageMap, ix: number, iy: number, what: string): { x: number; y: number } {
+  // A fractional point belongs to the pixel it rounds to: in bounds when that pixel is.
+  const rx = Math.round(ix);
+  const ry = Math.round(iy);
+  if (rx < 0 || ry < 0 || rx >= map.width || ry >= map.height) throw outOfBounds(map, ix, iy, what);
+  return { x: axis(ix, map.width, map.origin.x, map.screenWidth), y: axis(iy, map.height, map.origin.y, map.screenHeight) };
 }
 
 /**
@@ -83,10 +144,22 @@ function axis(i: number, shown: number, origin: number, span: number): number {
  * A point outside [0, width) x [0, height) is COORDINATE_OUT_OF_BOUNDS.
  */
 export function imageToScreen(map: ImageMap, x: unknown, y: unknown, what = "point"): { x: number; y: number } {
-  const ix = requireInt(x, "x");
-  const iy = requireInt(y, "y");
-  if (ix < 0 || iy < 0 || ix >= map.width || iy >= map.height) throw outOfBounds(map, ix, iy, what);
-  return { x: axis(ix, map.width, map.origin.x, map.screenWidth), y: axis(iy, map.height, map.origin.y, map.screenHeight) };
+  return mapPoint(map, requireInt(x, "x"), requireInt(y, "y"), what);
+}
+
+/**
+ * A vendor point -> screen pixel: as imageToScreen, but a fractional point
+ * (the SDKs type coordinates as numbers) is mapped as it is and rounded on
+ * the screen, so its fraction is not lost when the image was downscaled.
+ * It is in bounds when the pixel it rounds to is.
+ */
+export function vendorPointToScreen(map: ImageMap, x: unknown, y: unknown, what = "point"): { x: number; y: number } {
+  return mapPoint(map, requireNumber(x, "x"), requireNumber(y, "y"), what);
+}
+
+/** Is screen pixel (sx, sy) inside the area the image shows? */
+export function screenInImage(map: ImageMap, sx: number, sy: number): boolean {
+  return sx >= map.origin.x && sy >= map.origin.y && sx < map.origin.x + Math.ceil(map.screenWidth) && sy < map.origin.y + Math.ceil(map.screenHeight);
 }
 
 /** Screen pixel -> the image pixel showing it (clamped to the image). */
@@ -105,7 +178,8 @@ export function imageRegionToScreen(map: ImageMap, region: unknown): { x: number
   if (!Array.isArray(region) || region.length !== 4) {
     throw new DeckhandError("INVALID_ARGUMENTS", "region must be [x1, y1, x2, y2] in pixels of the last screenshot", { details: { field: "region" } });
   }
-  const [x1, y1, x2, y2] = region.map((v, i) => requireInt(v, ["x1", "y1", "x2", "y2"][i]!));
+  // Numbers, as the SDKs type them: a fractional edge is mapped as it is.
+  const [x1, y1, x2, y2] = region.map((v, i) => requireNumber(v, ["x1", "y1", "x2", "y2"][i]!));
   if (x2! <= x1! || y2! <= y1!) {
     throw new DeckhandError("INVALID_ARGUMENTS", "region must have x1 < x2 and y1 < y2", { details: { field: "region" } });
   }

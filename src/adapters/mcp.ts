@@ -4,6 +4,8 @@
 // summary, screenshots as image content. stdout is the protocol: every
 // diagnostic goes to stderr. Operator flags (--allow-foreground, --helper,
 // --confirm-cmd, --policy) are set on the command line, never by a tool.
+// Operator-only commands (`resume`, `desktop`) are no tools: a client may
+// `pause`, never lift a pause.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -21,7 +23,7 @@ import { fail, ok, type Envelope } from "../cli/envelope.ts";
 import { humanOutput } from "../cli/human.ts";
 import { runCommand } from "../cli/run-command.ts";
 import { VERSION } from "../version.ts";
-import { fitSize, makeMap, type FitOptions } from "./coords.ts";
+import { adapterFit, fitSize, makeMap, type FitOptions } from "./coords.ts";
 import { renderPng } from "./session.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand mcp: ${m}\n`);
@@ -65,6 +67,8 @@ export const MCP_TOOLS: readonly McpTool[] = (() => {
     tool("focus", "focus", ARGS.focus, false),
     tool("perform_secondary_action", "perform-secondary-action", ARGS["perform-secondary-action"], false),
     tool("run_program", "run", McpProgram, false, "Run a program: one target app, 1-100 steps validated before any runs, per-step receipts, one final observation."),
+    // Stopping is always allowed; lifting a pause (`resume`) is operator-only and is no tool.
+    tool("pause", "pause", ARGS.pause, false, `${COMMAND_SUMMARY.pause} Only the operator can resume.`),
   ];
 })();
 
@@ -100,7 +104,8 @@ export async function toolResult(command: CommandName, env: Envelope, fit: FitOp
   const shot = env.ok ? screenshotOf(command, env.result as Any) : null;
   if (shot) {
     try {
-      const shown = fitSize(shot.width, shot.height, fit);
+      // The same caps as the vendor adapters (width, longest side, area): a client model never rescales it.
+      const shown = fitSize(shot.width, shot.height, adapterFit(fit));
       const png = renderPng(readFileSync(shot.path), shot, { x: 0, y: 0, width: shot.width, height: shot.height }, shown.width, shown.height);
       content.push({ type: "image", data: png.toString("base64"), mimeType: "image/png" });
       const map = makeMap(shot, shown);
@@ -123,7 +128,8 @@ export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer
         // The client's notifications/cancelled aborts extra.signal: every
         // helper request of the call gets a wire cancel, and a program stops.
         const cancel = new Cancellation(extra?.signal, "the MCP client cancelled the request");
-        const ctx = { cancel };
+        // An MCP client is an agent: operator-only commands are refused for it.
+        const ctx = { cancel, caller: "mcp" as const };
         let env: Envelope;
         if (t.command === "run") {
           try {
@@ -146,7 +152,7 @@ export function parseMcpArgs(argv: string[]): McpOptions {
 }
 
 export const MCP_USAGE = [
-  "Usage: deckhand mcp [--helper PATH] [--allow-foreground] [--confirm-cmd CMD] [--policy FILE] [--max-width N]",
+  "Usage: deckhand mcp [--helper PATH] [--allow-foreground] [--confirm-cmd CMD] [--policy FILE] [--max-width N] [--max-side N] [--max-pixels N]",
   "",
   "An MCP server on stdio (JSON-RPC on stdout, diagnostics on stderr). Tools:",
   ...MCP_TOOLS.map((t) => `  ${t.name.padEnd(26)} ${t.description}`),

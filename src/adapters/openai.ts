@@ -1,9 +1,13 @@
-// OpenAI computer tool (Responses API): computer_call items in,
-// computer_call_output items out.
+// OpenAI computer tool (Responses API; tools: [{type: "computer"}], or the
+// older {type: "computer_use_preview", display_width, display_height,
+// environment}): computer_call items in, computer_call_output items out.
+// Field shapes follow the openai SDK (resources/responses: ResponseComputerToolCall,
+// ComputerAction, ResponseInputItem.ComputerCallOutput); the vendor fixtures
+// are type-checked against them (test/unit/adapters/vendor-types.test.ts).
 //   {type: "computer_call", call_id, action: {...} | actions: [{...}, ...], pending_safety_checks: [...]}
 //   {type: "computer_call_output", call_id, output: {type: "computer_screenshot", image_url: "data:image/png;base64,..."}}
 import { DeckhandError } from "../protocol/errors.ts";
-import type { Button } from "../protocol/commands.ts";
+import { MAX_DRAG_POINTS, type Button } from "../protocol/commands.ts";
 import { parseKeys } from "../protocol/keys.ts";
 import {
   chordStep,
@@ -14,7 +18,6 @@ import {
   onlyFields,
   point,
   SCROLL_PX_PER_NOTCH,
-  unsupported,
   waitStep,
   type ImageStep,
   type TranslateOptions,
@@ -53,6 +56,12 @@ function heldKeys(a: Record<string, unknown>, where: string): string[] {
   return modifierList(a.keys as string[], `${where}.keys`);
 }
 
+/** `keys` held during a pointer action, as a step's modifiers (absent when none). */
+function held(a: Record<string, unknown>, where: string): { modifiers?: string[] } {
+  const modifiers = heldKeys(a, where);
+  return modifiers.length ? { modifiers } : {};
+}
+
 function notches(px: number): number {
   return Math.min(100, Math.max(1, Math.round(Math.abs(px) / SCROLL_PX_PER_NOTCH)));
 }
@@ -79,21 +88,19 @@ export function translateOpenAIAction(action: unknown, opts: TranslateOptions = 
       const b = a.button ?? "left";
       const button = typeof b === "string" ? OPENAI_BUTTONS[b] : undefined;
       if (!button) throw invalid(`${where}.button must be one of ${Object.keys(OPENAI_BUTTONS).join(", ")}`, "button");
-      const modifiers = heldKeys(a, where);
-      return [{ action: "click", ...point(a.x, a.y, where), button, ...(modifiers.length ? { modifiers } : {}) }];
+      return [{ action: "click", ...point(a.x, a.y, where), button, ...held(a, where) }];
     }
-    case "double_click": {
-      const modifiers = heldKeys(a, where);
-      return [{ action: "click", ...point(a.x, a.y, where), button: "left", count: 2, ...(modifiers.length ? { modifiers } : {}) }];
-    }
+    case "double_click":
+      return [{ action: "click", ...point(a.x, a.y, where), button: "left", count: 2, ...held(a, where) }];
     case "scroll": {
-      if (heldKeys(a, where).length) throw unsupported("openai", "scroll", "keys held while scrolling are not a program step");
+      // keys: held while the wheel turns (each scroll step holds them in its own input).
+      const mods = held(a, where);
       const sx = num(a, "scroll_x", where);
       const sy = num(a, "scroll_y", where);
       const at = point(a.x, a.y, where);
       const steps: ImageStep[] = [];
-      if (sy !== 0) steps.push({ action: "scroll", direction: sy > 0 ? "down" : "up", amount: notches(sy), ...at });
-      if (sx !== 0) steps.push({ action: "scroll", direction: sx > 0 ? "right" : "left", amount: notches(sx), ...at });
+      if (sy !== 0) steps.push({ action: "scroll", direction: sy > 0 ? "down" : "up", amount: notches(sy), ...at, ...mods });
+      if (sx !== 0) steps.push({ action: "scroll", direction: sx > 0 ? "right" : "left", amount: notches(sx), ...at, ...mods });
       return steps;
     }
     case "keypress": {
@@ -107,17 +114,18 @@ export function translateOpenAIAction(action: unknown, opts: TranslateOptions = 
       if (typeof a.text !== "string") throw invalid(`${where}.text must be a string`, "text");
       return [{ action: "type-text", text: a.text }];
     case "move":
-      if (heldKeys(a, where).length) throw unsupported("openai", "move", "keys held while moving are not a program step");
-      return [{ action: "move", ...point(a.x, a.y, where) }];
+      // keys: held during the move, released after it (the pointer stays).
+      return [{ action: "move", ...point(a.x, a.y, where), ...held(a, where) }];
     case "drag": {
-      if (heldKeys(a, where).length) throw unsupported("openai", "drag", "keys held while dragging are not a program step");
+      const mods = held(a, where);
       if (!Array.isArray(a.path) || a.path.length < 2) throw invalid(`${where}.path must list at least 2 points {x, y}`, "path");
+      if (a.path.length > MAX_DRAG_POINTS) throw invalid(`${where}.path must have at most ${MAX_DRAG_POINTS} points`, "path");
       const path = a.path.map((p, i) => {
         if (!isObject(p)) throw invalid(`${where}.path[${i}] must be {x, y}`, "path");
         onlyFields(p, ["x", "y"], `${where}.path[${i}]`);
         return point(p.x, p.y, `${where}.path[${i}]`);
       });
-      return [{ action: "drag", path, button: "left" }];
+      return [{ action: "drag", path, button: "left", ...mods }];
     }
     case "wait":
       return [waitStep(opts.waitMs ?? DEFAULT_WAIT_MS)];
@@ -129,6 +137,22 @@ export interface OpenAICall {
   callId: string;
   translation: Translation;
   pendingSafetyChecks: { id: string; code?: string; message?: string }[];
+}
+
+/**
+ * `status` of a computer_call item: in_progress, completed or incomplete (the
+ * SDK). An incomplete item was cut short (e.g. by max_output_tokens): its
+ * action may be truncated, so it is not run.
+ */
+function checkStatus(status: unknown): void {
+  if (status === undefined || status === null || status === "completed" || status === "in_progress") return;
+  if (status === "incomplete") {
+    throw new DeckhandError("INVALID_ARGUMENTS", 'computer_call.status is "incomplete": the model\'s output was cut short, so its action may be truncated; nothing was run', {
+      details: { field: "status", status: "incomplete" },
+      remediation: "Do not run an incomplete computer_call: continue the response (or ask the model again) and send the completed item.",
+    });
+  }
+  throw invalid(`computer_call.status must be in_progress, completed or incomplete (got ${JSON.stringify(String(status).slice(0, 40))})`, "status");
 }
 
 /**
@@ -144,6 +168,7 @@ export function translateOpenAICall(call: unknown, fallbackCallId: string, opts:
   if (call.type === "computer_call") {
     onlyFields(call, ["type", "id", "call_id", "action", "actions", "pending_safety_checks", "status"], "computer_call");
     if (typeof call.call_id !== "string" || !call.call_id) throw invalid("computer_call.call_id must be a non-empty string", "call_id");
+    checkStatus(call.status);
     callId = call.call_id;
     if (call.pending_safety_checks !== undefined && call.pending_safety_checks !== null) {
       if (!Array.isArray(call.pending_safety_checks) || call.pending_safety_checks.some((c) => !isObject(c) || typeof c.id !== "string")) {

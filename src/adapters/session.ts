@@ -1,8 +1,11 @@
 // An adapter session: vendor computer-tool calls in, vendor tool outputs out.
 // Every action becomes one deckhand Program run by the one executor (policy,
 // foreground grant, confirm and audit apply exactly as for native commands);
-// every reply carries a fresh screenshot, fitted to maxWidth, whose map the
-// next call's coordinates are read through.
+// every reply carries a fresh screenshot, fitted inside the image caps
+// (adapterFit: width, longest side, area), whose map the next call's
+// coordinates are read through. The session also remembers where deckhand
+// itself left the pointer (a hover move; input otherwise restores it), for
+// clicks without a coordinate and Anthropic's cursor_position.
 import { readFileSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
@@ -12,11 +15,11 @@ import { appWindows, resolveApp } from "../engine/resolve.ts";
 import type { ProgramReceipt } from "../program/executor.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
 import { fail } from "../cli/envelope.ts";
-import { fitSize, imageRegionToScreen, makeMap, type FitOptions, type ImageMap } from "./coords.ts";
+import { adapterFit, fitSize, imageRegionToScreen, makeMap, screenInImage, screenToImage, type FitOptions, type ImageMap } from "./coords.ts";
 import { decodePng, encodePng, pngSize, resample } from "./png.ts";
 import { openaiOutput, translateOpenAICall, type OpenAICall } from "./openai.ts";
-import { anthropicErrorResult, anthropicImageResult, translateAnthropicCall } from "./anthropic.ts";
-import { ADAPTERS, buildProgram, invalid, isObject, needsMap, toScreenSteps, type AdapterName, type TranslateOptions, type Translation } from "./translate.ts";
+import { anthropicCallIds, anthropicCursorResult, anthropicErrorResult, anthropicImageResult, translateAnthropicCall } from "./anthropic.ts";
+import { ADAPTERS, buildProgram, invalid, isObject, needsMap, pointerUnknown, toScreenSteps, type AdapterName, type TranslateOptions, type Translation } from "./translate.ts";
 
 export interface AdapterOptions extends FitOptions, TranslateOptions {
   /** Target app selector set by the operator (`--app`); a request's `app` overrides it. */
@@ -54,8 +57,13 @@ export interface AdapterResponse {
   steps: Step[] | null;
   receipt: ProgramReceipt | null;
   image: ImageInfo | null;
+  /** cursor_position: where deckhand left the pointer, in pixels of the last screenshot and on the screen. */
+  pointer?: { x: number; y: number; screen: { x: number; y: number } };
   error?: ReturnType<typeof fail>["error"];
 }
+
+/** Native serve commands that may move the pointer without this session seeing where to. */
+const POINTER_COMMANDS = new Set(["click", "scroll", "drag", "move", "run"]);
 
 export function isAdapterName(v: unknown): v is AdapterName {
   return typeof v === "string" && (ADAPTERS as readonly string[]).includes(v);
@@ -74,6 +82,14 @@ export function renderPng(file: Uint8Array, capture: { width: number; height: nu
 
 export class AdapterSession {
   private maps = new Map<string, StoredMap>();
+  /**
+   * Where deckhand itself last left the pointer (screen pixels), or null when
+   * it does not know: nothing moved it yet in this session, or input that
+   * moved it may not have put it back. Pointer input restores the pointer
+   * (pointer_restored in its receipt); a hover move leaves it where it was
+   * moved. A person moving the mouse is not seen.
+   */
+  private pointer: { x: number; y: number } | null = null;
 
   constructor(
     readonly engine: Engine,
@@ -96,6 +112,8 @@ export class AdapterSession {
     } catch (err) {
       return fail("computer", err);
     }
+    // A native command may move the pointer: from then on its position is not known here.
+    if (!adapter && typeof req.command === "string" && POINTER_COMMANDS.has(req.command)) this.pointer = null;
     return adapter ? await this.handle(adapter, req, ctx) : null;
   }
 
@@ -107,6 +125,7 @@ export class AdapterSession {
   async handle(adapter: AdapterName, req: Record<string, unknown>, ctx: CallContext = {}): Promise<AdapterResponse> {
     const fallbackId = typeof req.id === "string" || typeof req.id === "number" ? `deckhand_${req.id}` : "deckhand_call";
     let vendorId = fallbackId;
+    let toolsetName: string | null = null;
     const steps: Step[] | null = null;
     const response = (partial: Partial<AdapterResponse>): AdapterResponse => ({ schemaVersion: 1, ok: true, command: "computer", adapter, output: null, steps, receipt: null, image: null, ...partial });
     try {
@@ -115,6 +134,12 @@ export class AdapterSession {
       const raw = req.call ?? req.action;
       if (req.call !== undefined && req.action !== undefined) throw invalid("send either call or action, not both", "call");
       if (raw === undefined) throw invalid(`an ${adapter} request needs call (the vendor item) or action`, "call");
+      if (adapter === "anthropic") {
+        // An error reply to a call that does not translate still answers its tool_use (and toolset).
+        const ids = anthropicCallIds(raw);
+        vendorId = ids.toolUseId ?? vendorId;
+        toolsetName = ids.toolsetName;
+      }
       let translation: Translation;
       let pending: OpenAICall["pendingSafetyChecks"] = [];
       if (adapter === "openai") {
@@ -126,20 +151,25 @@ export class AdapterSession {
       } else {
         const c = translateAnthropicCall(raw, fallbackId, this.opts);
         vendorId = c.toolUseId;
+        toolsetName = c.toolsetName;
         translation = c.translation;
       }
       // One request at a time per target: a map must not change under a running action.
       return await this.engine.serialized(`adapter:${app ?? ""}`, async () => {
+        if (translation.kind === "cursor") {
+          const pointer = await this.cursor(app as string | undefined);
+          return response({ output: anthropicCursorResult(vendorId, pointer, toolsetName), pointer });
+        }
         const result = await this.run(translation, app as string | undefined, ctx);
         const data = result.png.toString("base64");
-        const output = adapter === "openai" ? openaiOutput(vendorId, data, pending) : anthropicImageResult(vendorId, data);
+        const output = adapter === "openai" ? openaiOutput(vendorId, data, pending) : anthropicImageResult(vendorId, data, toolsetName);
         return response({ output, steps: result.steps, receipt: result.receipt, image: result.image });
       });
     } catch (err) {
       const envelope = fail("computer", err, (m) => process.stderr.write(`deckhand adapter: ${m}\n`));
       const receipt = (err as { adapterReceipt?: ProgramReceipt }).adapterReceipt ?? null;
       const ranSteps = (err as { adapterSteps?: Step[] }).adapterSteps ?? null;
-      const output = adapter === "anthropic" ? anthropicErrorResult(vendorId, `${envelope.error.code}: ${envelope.error.message}`) : null;
+      const output = adapter === "anthropic" ? anthropicErrorResult(vendorId, `${envelope.error.code}: ${envelope.error.message}`, toolsetName) : null;
       return { ...response({ ok: false, output, receipt, steps: ranSteps }), error: envelope.error };
     }
   }
@@ -161,15 +191,17 @@ export class AdapterSession {
   private async run(t: Translation, app: string | undefined, ctx: CallContext): Promise<{ png: Buffer; steps: Step[] | null; receipt: ProgramReceipt | null; image: ImageInfo }> {
     if (t.kind === "screenshot") return { ...(await this.screenshot(app)), steps: null, receipt: null };
     if (t.kind === "zoom") return { ...(await this.zoom(app, t.region)), steps: null, receipt: null };
+    if (t.kind === "cursor") throw new DeckhandError("INTERNAL", "cursor_position is answered without a program");
     if (!t.steps.length) return { ...(await this.screenshot(app)), steps: [], receipt: null };
     if (app === undefined) {
       throw invalid("adapter actions need a target app: start serve with --app <selector> or send app in the request", "app");
     }
     const map = this.maps.get(app) ?? null;
-    const screenSteps = toScreenSteps(t.steps, map);
+    const screenSteps = toScreenSteps(t.steps, map, this.pointer);
     if (map && needsMap(t.steps)) await this.checkWindowUnchanged(app, map);
     const program = buildProgram(app, map?.windowId, screenSteps);
     const receipt = await runProgramValue(this.engine, program, ctx);
+    this.trackPointer(screenSteps, receipt);
     if (receipt.firstFailure !== null) {
       const e = receipt.steps[receipt.firstFailure]!.error!;
       const err = new DeckhandError(e.code as never, `step ${receipt.firstFailure} (${receipt.steps[receipt.firstFailure]!.action}): ${e.message}`, { details: { ...e.details, step: receipt.firstFailure, delivery: receipt.steps[receipt.firstFailure]!.delivery } });
@@ -179,10 +211,48 @@ export class AdapterSession {
     return { ...(await this.screenshot(app)), steps: screenSteps, receipt };
   }
 
-  /** Capture the target (its window, or with no app the whole screen), fit it, remember its map. */
+  /**
+   * Where the pointer is after a program, as far as deckhand knows: a hover
+   * move that ran puts it at its point; pointer input that may have moved it
+   * without putting it back (its receipt does not say pointer_restored, or
+   * says it failed) makes it unknown; input through accessibility, keys and
+   * waits leave it as it was.
+   */
+  private trackPointer(steps: Step[], receipt: ProgramReceipt): void {
+    receipt.steps.forEach((r, i) => {
+      const step = steps[i];
+      if (!step || r.status === "unattempted" || r.delivery === "not_dispatched") return;
+      if (step.action === "move" && r.status === "completed") {
+        this.pointer = { x: step.x, y: step.y };
+        return;
+      }
+      const pointerInput = step.action === "click" || step.action === "scroll" || step.action === "drag" || step.action === "move";
+      if (!pointerInput || r.route === "accessibility" || r.route === "synthetic") return;
+      const restored = r.cleanup?.pointer_restored;
+      if (restored === true || (restored === null && r.status === "completed")) return;
+      this.pointer = null;
+    });
+  }
+
+  /** cursor_position: where deckhand left the pointer, in pixels of the target's last screenshot. */
+  private async cursor(app: string | undefined): Promise<{ x: number; y: number; screen: { x: number; y: number } }> {
+    const p = this.pointer;
+    if (!p) throw pointerUnknown("cursor_position");
+    const map = this.maps.get(app ?? "");
+    if (!map) throw new DeckhandError("SCREENSHOT_REQUIRED", "take a screenshot first: cursor_position answers in pixels of the last screenshot, and there is none");
+    if (app !== undefined) await this.checkWindowUnchanged(app, map);
+    if (!screenInImage(map, p.x, p.y)) {
+      throw new DeckhandError("COORDINATE_OUT_OF_BOUNDS", `the pointer (screen ${p.x}, ${p.y}) is outside the last screenshot`, {
+        details: { reason: "pointer-outside-screenshot", screenX: p.x, screenY: p.y, width: map.width, height: map.height },
+      });
+    }
+    return { ...screenToImage(map, p.x, p.y), screen: { ...p } };
+  }
+
+  /** Capture the target (its window, or with no app the whole screen), fit it inside the image caps, remember its map. */
   async screenshot(app: string | undefined): Promise<{ png: Buffer; image: ImageInfo }> {
     const { shot, windowId } = await this.capture(app);
-    const shown = fitSize(shot.width, shot.height, this.opts);
+    const shown = fitSize(shot.width, shot.height, adapterFit(this.opts));
     const png = renderPng(readFileSync(shot.path), shot, { x: 0, y: 0, width: shot.width, height: shot.height }, shown.width, shown.height);
     const bounds = app !== undefined ? await this.windowBounds(app, windowId) : null;
     const map: StoredMap = { ...makeMap(shot, shown), app: app ?? null, windowId, bounds, capturedAt: new Date().toISOString() };

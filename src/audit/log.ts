@@ -52,7 +52,29 @@ export function auditPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const AuditEvent = z.enum(["decision", "action", "pause", "resume"]);
-export const AuditDecisionSource = z.enum(["builtin", "admin", "user", "default", "flag", "session", "confirm", "pause", "operator"]);
+/**
+ * Who or what decided. For pause / resume records, the true source of the
+ * request: "operator" (the CLI in the operator's own shell), "agent_cli" (a
+ * CLI started with DECKHAND_AGENT_MODE), "serve_client", "mcp_client", or
+ * "user_input" (the kill switch: real user input with pause_on_user_input).
+ * "pause" is what older deckhand versions wrote for the kill switch.
+ * Append-only: old logs must keep validating.
+ */
+export const AuditDecisionSource = z.enum([
+  "builtin",
+  "admin",
+  "user",
+  "default",
+  "flag",
+  "session",
+  "confirm",
+  "pause",
+  "operator",
+  "agent_cli",
+  "serve_client",
+  "mcp_client",
+  "user_input",
+]);
 export const AuditDelivery = z.enum(["not_dispatched", "submitted", "partial", "unknown"]);
 
 /**

@@ -9,6 +9,8 @@ import { fail } from "./envelope.ts";
 import { helpText, parseFlags, validateFlags } from "./flags.ts";
 import { humanOutput } from "./human.ts";
 import { isCommand, runCommand } from "./run-command.ts";
+import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "./agent-mode.ts";
+import { appendAudit } from "../audit/log.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand: ${m}\n`);
 
@@ -22,7 +24,7 @@ function usage(): string {
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.padEnd(width)}  ${COMMAND_SUMMARY[c]}`),
     `  ${"serve".padEnd(width)}  NDJSON requests on stdin, envelopes on stdout (--adapter native|openai|anthropic)`,
-    `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env`,
+    `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env (operator-only)`,
     `  ${"mcp".padEnd(width)}  MCP server on stdio (--helper, --allow-foreground, --confirm-cmd, --policy, --max-width)`,
     "",
     "`deckhand <command> --help` lists a command's flags.",
@@ -58,6 +60,20 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage() + "\n");
     return first === undefined ? 1 : 0;
   }
+  // Agent mode (DECKHAND_AGENT_MODE): argv is the agent's. Operator-only
+  // commands are refused at routing, operator flags at flag parsing.
+  const caller = cliCaller(process.env);
+  if (caller !== "operator" && OPERATOR_ONLY_COMMANDS.includes(first)) {
+    if (first === "resume") {
+      // Every attempt to lift a pause is on the record, with its true source.
+      try {
+        appendAudit({ event: "resume", command: "resume", decision: "deny", decision_source: "agent_cli", rule: "operator-only", outcome: "POLICY_DENIED", delivery: "not_dispatched" });
+      } catch {
+        /* refused either way */
+      }
+    }
+    return print(wantsJson, fail(first, operatorOnlyError(first, caller)));
+  }
   if (first === "desktop") {
     const { desktopMain } = await import("../desktop/index.ts");
     return await desktopMain(rest);
@@ -79,6 +95,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     return print(wantsJson, fail(first, err, log));
   }
+  if (caller !== "operator") {
+    const o = parsed.operator;
+    const flag = o.helper !== undefined ? "--helper" : o.allowForeground ? "--allow-foreground" : o.confirmCmd !== undefined ? "--confirm-cmd" : o.policy !== undefined ? "--policy" : null;
+    if (flag) return print(o.json, fail(first, operatorOnlyError(flag, caller)));
+  }
   if (parsed.operator.help) {
     process.stdout.write(helpText(first, COMMAND_SUMMARY[first], ARGS[first]) + "\n");
     return 0;
@@ -97,7 +118,7 @@ export async function main(argv: string[]): Promise<number> {
   let engine: Engine | null = null;
   try {
     engine = new Engine(operator, createSafety(operator, process.env));
-    const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin }, log);
+    const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin, caller }, log);
     return print(parsed.operator.json, envelope);
   } catch (err) {
     return print(parsed.operator.json, fail(first, err, log));

@@ -17,9 +17,11 @@ const log = (m: string) => process.stderr.write(`deckhand serve: ${m}\n`);
 
 export interface ServeOptions extends OperatorOptions {
   adapter?: "native" | "openai" | "anthropic";
-  /** Adapter mode: default target app (--app) and screenshot width cap (--max-width). */
+  /** Adapter mode: default target app (--app) and image caps (--max-width, --max-side, --max-pixels). */
   app?: string;
   maxWidth?: number;
+  maxSide?: number;
+  maxPixels?: number;
   /** Cap on one request line in bytes (--max-line-bytes, default 8 MiB). */
   maxLineBytes?: number;
   /** Cap on requests being handled at once (--max-inflight, default 64); `cancel` is always handled. */
@@ -166,7 +168,8 @@ export class ServeSession {
     }
     const cancel = new Cancellation();
     this.cancels.set(key, cancel);
-    const ctx: CallContext = { cancel };
+    // A serve client is an agent: operator-only commands (resume) are refused for it.
+    const ctx: CallContext = { cancel, caller: "serve" };
     // Every helper request this request makes carries its cancellation.
     const cancellable = <T>(fn: () => Promise<T>) => this.engine.withCancel(cancel.signal, fn);
     try {
@@ -221,7 +224,7 @@ export async function serveMain(argv: string[]): Promise<number> {
     ({ id, envelope }) => {
       process.stdout.write(JSON.stringify({ id, ...envelope }) + "\n");
     },
-    { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth },
+    { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth, maxSide: opts.maxSide, maxPixels: opts.maxPixels },
     { maxInflight: opts.maxInflight },
   );
   // Split lines ourselves (readline's async iterator adds a scheduling hop per

@@ -8,7 +8,7 @@ import { argumentsError } from "../protocol/arg-errors.ts";
 import { Program } from "../protocol/program.ts";
 import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
-import { appStateResult, captureWindow, checkPageObservable, observe } from "../engine/observe.ts";
+import { appStateResult, captureWindow, checkPageObservable, observe, rememberedSecureRects } from "../engine/observe.ts";
 import { captureScreen } from "../engine/screen.ts";
 import { appWindows, resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
 import { compileCommand } from "../program/compile.ts";
@@ -18,11 +18,18 @@ import { VERSION } from "../version.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
 import { describePolicy } from "../policy/load.ts";
+import { scrubError, scrubStepErrors, scrubText, secretsOf } from "../policy/scrub.ts";
+import { auditSourceOf, isAgentMode, operatorOnlyError, type Caller } from "../cli/agent-mode.ts";
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
   readStdin?: () => Promise<string>;
   cancel?: CancelToken;
+  /**
+   * Who sent the command (src/cli/agent-mode.ts). Operator-only commands
+   * (`resume`) run only for "operator"; absent counts as an agent.
+   */
+  caller?: Caller;
 }
 
 type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<unknown>;
@@ -115,6 +122,7 @@ function asSingleCommand(command: string, err: DeckhandError): void {
 function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
   return async (engine, args, ctx) => {
     const a = args as Record<string, unknown>;
+    let secret: string | undefined;
     try {
       // Flag combinations are part of flag parsing: checked before the helper is even found.
       const shape = compileCommand(command, a, "");
@@ -123,7 +131,6 @@ function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStd
       validateProgram(engine, hello, shape);
       engine.safety.checkPaused(command);
       await permissionGate(engine);
-      let secret: string | undefined;
       if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
       const program = secret === undefined ? shape : compileCommand(command, a, secret);
       const target = await resolveTarget(engine, program.app);
@@ -133,7 +140,8 @@ function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStd
       // Anything refused before a step ran was never dispatched: say so.
       if (err instanceof DeckhandError && err.details.delivery === undefined) err.details.delivery = "not_dispatched";
       if (err instanceof DeckhandError) asSingleCommand(command, err);
-      throw err;
+      // The one place this command's errors leave: never with the value or text it carried (a helper may echo it).
+      throw scrubError(err, secretsOf([secret, typeof a.value === "string" ? a.value : undefined, typeof a.text === "string" ? a.text : undefined]));
     }
   };
 }
@@ -255,7 +263,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const { window } = await resolveWindow(engine, app, args);
     engine.safety.checkApp(app, window, "screenshot");
     await checkPageObservable(engine, app, window.window_id, "screenshot");
-    const out = await captureWindow(engine, window.window_id, name);
+    // Fields once seen secure there stay blacked out, whatever the helper now reports (src/session/store.ts).
+    const out = await captureWindow(engine, window.window_id, name, await rememberedSecureRects(engine, app, window.window_id));
     if (!out.screenshot) throw new DeckhandError(out.screenshotError!.code === "TIMEOUT" ? "TIMEOUT" : "SCREENSHOT_FAILED", out.screenshotError!.message);
     const redacted = { deniedWindows: 0, blockedUrls: 0, unidentifiedWindows: 0, secureFields: out.screenshot.redacted };
     return { app: { name: app.name, pid: app.pid }, windowId: window.window_id, screenshot: out.screenshot, redacted };
@@ -298,12 +307,26 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   },
 
   // pause/resume need no helper: the flag file is the source of truth across processes.
-  async pause(engine, args) {
+  // Anyone may stop deckhand; the audit says who did (decision_source).
+  async pause(engine, args, ctx) {
     const state = pauseFlag(engine.env, args.reason);
-    engine.safety.audit({ event: "pause", command: "pause", decision: "n/a", decisionSource: "operator", outcome: "OK" });
+    engine.safety.audit({ event: "pause", command: "pause", decision: "n/a", decisionSource: auditSourceOf(ctx.caller), outcome: "OK" });
     return state;
   },
-  async resume(engine) {
+  // Only the operator lifts a pause: never a serve client, an MCP client, an
+  // adapter or a CLI in agent mode. A refused attempt is audited as such.
+  async resume(engine, _args, ctx) {
+    const caller = ctx.caller ?? "agent_cli";
+    if (caller !== "operator" || isAgentMode(engine.env)) {
+      const who = caller === "operator" ? "agent_cli" : caller;
+      const err = operatorOnlyError("resume", who);
+      try {
+        engine.safety.audit({ event: "resume", command: "resume", decision: "deny", decisionSource: auditSourceOf(who), rule: "operator-only", outcome: "POLICY_DENIED", delivery: "not_dispatched" });
+      } catch {
+        /* refused either way */
+      }
+      throw err;
+    }
     const lifted = resumeFlag(engine.env);
     engine.safety.audit({ event: "resume", command: "resume", decision: "n/a", decisionSource: "operator", outcome: "OK" });
     return { paused: false, wasPaused: lifted.paused, ...(lifted.reason ? { liftedReason: lifted.reason } : {}) };
@@ -328,9 +351,18 @@ export async function runProgramValue(engine: Engine, json: unknown, ctx: CallCo
     throw new DeckhandError("INVALID_ARGUMENTS", `program ${issue.path.join(".") || "(root)"}: ${issue.message}`, { details: { path: issue.path.join(".") } });
   }
   const program = { ...parsed.data, observe: parsed.data.observe ?? true };
-  engine.safety.checkPaused("run");
-  const target = await resolveTarget(engine, program.app);
-  return await engine.serialized(target.key, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel, app: target.app }));
+  // Values and text the program carries never leave in an error (a helper may echo them).
+  const secrets = secretsOf(program.steps.map((st) => (st.action === "set-value" ? st.value : st.action === "type-text" ? st.text : undefined)));
+  try {
+    engine.safety.checkPaused("run");
+    const target = await resolveTarget(engine, program.app);
+    const receipt = await engine.serialized(target.key, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel, app: target.app }));
+    scrubStepErrors(receipt.steps, secrets);
+    if (receipt.observationError) receipt.observationError = { ...receipt.observationError, message: scrubText(receipt.observationError.message, secrets) };
+    return receipt;
+  } catch (err) {
+    throw scrubError(err, secrets);
+  }
 }
 
 /**

@@ -134,8 +134,14 @@ export const ConfirmDescription = z.strictObject({
   command: label(64),
   /** The sensitive action kind (click, secondary, hotkey, press_key, set_clipboard, quit). */
   action: label(64),
-  /** Why it is sensitive, e.g. `control name contains "delete"`. */
+  /** Why it is sensitive, e.g. `control name contains "delete"`, or `Return while focus is in "Delete file?", whose default button is "Delete" (...)`. */
   reason: label(256),
+  /**
+   * How the step reaches the control (src/policy/sensitive.ts SensitiveRoute):
+   * element, point, drag, entry-activation, focused, default-button,
+   * unknown-focus, mnemonic, closing-chord.
+   */
+  route: label(64).optional(),
   session: label(128).nullable().optional(),
   app: z.strictObject({
     id: label(512).nullable(),

@@ -4,6 +4,7 @@ import { stateDir } from "../session/state-dir.ts";
 import { startDesktop, stopRecorded, type DesktopRecord } from "./desktop.ts";
 import { isAlive } from "./processes.ts";
 import { runInDesktop } from "./run.ts";
+import { isAgentMode, operatorOnlyError } from "../cli/agent-mode.ts";
 
 const USAGE = `usage: deckhand desktop run [--size WxH] -- COMMAND [ARGS...]
        deckhand desktop start [--size WxH] [--json]
@@ -20,8 +21,19 @@ const stdio: Io = {
   err: (t) => process.stderr.write(t),
 };
 
-/** `deckhand desktop <run|start|stop|env>`; returns the exit code (2 for usage errors). */
-export async function desktopMain(args: string[], io: Io = stdio): Promise<number> {
+/**
+ * `deckhand desktop <run|start|stop|env>`; returns the exit code (2 for usage
+ * errors). Operator-only: `run -- CMD` runs any program, start/stop manage the
+ * operator's desktop, so a CLI in agent mode (DECKHAND_AGENT_MODE) is refused
+ * (exit 1, POLICY_DENIED reason operator-only). main.ts refuses it first, with
+ * an envelope under --json; this is the same rule for any other entry point.
+ */
+export async function desktopMain(args: string[], io: Io = stdio, environment: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (isAgentMode(environment)) {
+    const e = operatorOnlyError("desktop", "agent_cli");
+    io.err(`deckhand desktop: ${e.code}: ${e.message}\nhint: ${e.remediation}\n`);
+    return 1;
+  }
   const [sub, ...rest] = args;
   const usage = (why: string) => {
     io.err(`deckhand desktop: ${why}\n${USAGE}\n`);
@@ -94,7 +106,9 @@ async function start(io: Io, json: boolean, size?: { width: number; height: numb
   }
   const path = recordPath();
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(desktop.record, null, 2)}\n`, { mode: 0o600 });
+  // O_EXCL: a symlink planted at the temporary name is never written through.
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, `${JSON.stringify(desktop.record, null, 2)}\n`, { mode: 0o600, flag: "wx" });
   renameSync(tmp, path);
   printEnv(io, desktop.env, json);
   return 0;

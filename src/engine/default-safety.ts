@@ -12,10 +12,10 @@ import { foregroundGranted } from "../policy/foreground.ts";
 import { identityFromWireApp, type AppIdentity } from "../policy/identity.ts";
 import { loadPolicy, pauseOnUserInput, type Policy } from "../policy/load.ts";
 import { assertNotSecureTarget } from "../policy/secure.ts";
-import { sensitivity, type SensitiveAction } from "../policy/sensitive.ts";
+import { decideStep, type Control, type StepFacts } from "../policy/sensitive.ts";
 import { assertUrlAllowed, blockedUrlGlobs, isBrowser } from "../policy/urls.ts";
 import type { Step } from "../protocol/program.ts";
-import type { SnapshotApp } from "../session/snapshot.ts";
+import type { Element, SnapshotApp } from "../session/snapshot.ts";
 import type { OperatorOptions } from "./engine.ts";
 import { auditAppId, type AuditEntry, type Safety } from "./safety.ts";
 
@@ -31,20 +31,18 @@ function identityOf(app: SnapshotApp): AppIdentity {
   return identityFromWireApp({ pid: app.pid, name: app.name, executable: app.executable, desktop_id: app.desktopId });
 }
 
-/** Key input lands in the focused control; a press of a named control is a click. */
-function sensitiveActionOf(step: Step, elementName: string | null): SensitiveAction | null {
-  switch (step.action) {
-    case "click":
-      return elementName !== null ? { kind: "click", elementName } : null;
-    case "perform-secondary-action":
-      return { kind: "secondary", elementName, actionName: step.name };
-    case "hotkey":
-      return { kind: "hotkey", keys: step.keys };
-    case "press-key":
-      return { kind: "press_key", keys: [step.key] };
-    default:
-      return null;
-  }
+/** A snapshot element (or a hit-tested node routed to accessibility) as the decision reads it. */
+function controlOf(element: Element): Control {
+  return { role: element.role, name: element.title, states: element.focused ? ["focused"] : [], actions: element.actions, index: element.index };
+}
+
+/**
+ * The one confirm decision for a step (src/policy/sensitive.ts decideStep),
+ * with what the executor read live: the element acted on and its window,
+ * where keyboard focus is, what is under the pointer.
+ */
+export function stepDecision(step: Step, element: Element | null, facts: StepFacts = {}) {
+  return decideStep(step, { ...facts, element: element ? controlOf(element) : (facts.element ?? null) });
 }
 
 const SECURE_SENSITIVE_STEPS = new Set(["set-value", "type-text", "select-text", "press-key", "hotkey"]);
@@ -100,32 +98,33 @@ export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, 
       return { decision: d.decision, source: d.source, rule: d.rule };
     },
 
-    async checkStep({ app, window, step, element, command }) {
+    async checkStep({ app, window, step, element, command, facts }) {
       if (element && element.secure && SECURE_SENSITIVE_STEPS.has(step.action)) {
         assertNotSecureTarget(step.action.replace("-", "_"), { role: element.role, secure: true });
       }
-      const s = sensitiveActionOf(step, element ? element.title : null);
-      if (!s) return;
-      const verdict = sensitivity(s);
-      if (!verdict.sensitive) return;
+      const d = stepDecision(step, element, facts);
+      if (!d) return;
       const hook = resolveConfirm({ flag: operator.confirmCmd ?? null, env, policy });
+      // The control the route reaches: the element acted on, the focused control, the default button, the node under the pointer.
+      const control = d.control ?? (element ? controlOf(element) : null);
       const description = {
         version: 1 as const,
         command,
-        action: s.kind,
-        reason: verdict.reason,
+        action: d.kind,
+        reason: d.reason.slice(0, 256),
+        route: d.route,
         session: sessionId,
         app: { id: auditAppId(app), name: app.name, pid: app.pid, executable: app.executable },
         window: window ? { id: window.windowId, title: window.title } : null,
-        element: element ? { index: element.index >= 0 ? element.index : null, role: element.role, name: element.title } : null,
-        ...(s.keys ? { keys: [...s.keys] } : {}),
+        element: control ? { index: control.index !== undefined && control.index !== null && control.index >= 0 ? control.index : null, role: control.role.slice(0, 128), name: control.name.slice(0, 1024) } : null,
+        ...(d.keys ? { keys: d.keys.slice(0, 32).map((k) => k.slice(0, 64)) } : {}),
       };
       try {
         await runConfirm(hook.command, description, hook.timeoutMs, { env });
-        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "allow", decisionSource: "confirm", outcome: "OK" });
+        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "allow", decisionSource: "confirm", rule: `route:${d.route}`, outcome: "OK" });
       } catch (err) {
         const code = err instanceof DeckhandError ? err.code : "INTERNAL";
-        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "deny", decisionSource: "confirm", outcome: code, delivery: "not_dispatched" });
+        audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "deny", decisionSource: "confirm", rule: `route:${d.route}`, outcome: code, delivery: "not_dispatched" });
         throw err;
       }
     },

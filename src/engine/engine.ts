@@ -103,7 +103,7 @@ export class Engine {
     if (e.event === "user_input" && this.safety.pauseOnUserInput?.()) {
       pauseFlag(this.env, "user input seen");
       try {
-        this.safety.audit({ event: "pause", command: "pause", decision: "n/a", decisionSource: "pause", outcome: "OK" });
+        this.safety.audit({ event: "pause", command: "pause", decision: "n/a", decisionSource: "user_input", outcome: "OK" });
       } catch {
         /* the flag file is what matters */
       }

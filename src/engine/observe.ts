@@ -2,9 +2,20 @@
 import { rmSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
 import { checkBrowserUrl, pageUrl } from "../program/live-checks.ts";
-import { buildTree, newSnapshotId, targetKeyOf, type ScreenshotInfo, type Snapshot } from "../session/snapshot.ts";
+import {
+  applySecureMemory,
+  buildTree,
+  newSnapshotId,
+  rememberedSecure,
+  secureLocatorsOf,
+  targetKeyOf,
+  windowKeyOf,
+  type ScreenshotInfo,
+  type SecureLocator,
+  type Snapshot,
+} from "../session/snapshot.ts";
 import { DEFAULT_SNAPSHOT_TTL_MS } from "../session/store.ts";
-import type { Rect, WireWindow } from "../wire/messages.ts";
+import type { Rect, WireNode, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "./engine.ts";
 import type { ResolvedApp } from "./resolve.ts";
 import { auditAppId } from "./safety.ts";
@@ -81,6 +92,10 @@ export async function observe(
   const command = opts.command ?? "get-app-state";
   await checkPageObservable(engine, app, window.window_id, command);
   const snapshotId = newSnapshotId();
+  const appRecord = { pid: app.pid, startTime: app.startTime, name: app.name, executable: app.executable, desktopId: app.desktopId };
+  const windowKey = windowKeyOf(appRecord, window.window_id);
+  // Elements seen secure earlier in this window stay secure (src/session/store.ts).
+  const remembered = engine.store.secureLocators(windowKey);
   const treeP = supervisor.request("get_tree", {
     pid: app.pid,
     window_id: window.window_id,
@@ -88,11 +103,16 @@ export async function observe(
     max_children: 1000,
     max_nodes: opts.maxNodes ?? 2000,
   });
-  // Tree and pixels are independent: ask for both at once.
+  // Tree and pixels are independent: ask for both at once. Unless a field
+  // once secure may now show its text (the helper redacts only what it sees
+  // as secure): then the tree first, and those fields blacked out too.
   const shotP: Promise<ScreenshotOutcome> = opts.noScreenshot
     ? Promise.resolve({ screenshot: null })
-    : captureWindow(engine, window.window_id, snapshotId);
-  const [{ result: tree }, shot] = await Promise.all([treeP, shotP]);
+    : remembered.length === 0
+      ? captureWindow(engine, window.window_id, snapshotId)
+      : treeP.then(({ result }) => captureWindow(engine, window.window_id, snapshotId, revealedBounds(result.nodes, remembered)));
+  const [{ result: rawTree }, shot] = await Promise.all([treeP, shotP]);
+  const tree = { ...rawTree, nodes: applySecureMemory(rawTree.nodes, remembered) };
   // The page may have changed since the check: the tree read with the pixels
   // decides too. Nothing of a blocked page is kept.
   const seen = engine.safety.checkUrl && engine.safety.hasBlockedUrls?.() ? pageUrl(tree.nodes) : null;
@@ -109,12 +129,12 @@ export async function observe(
   const built = buildTree(tree.nodes, kind);
   const now = Date.now();
   const ttl = Number(engine.env.DECKHAND_SNAPSHOT_TTL_MS || DEFAULT_SNAPSHOT_TTL_MS);
-  const appRecord = { pid: app.pid, startTime: app.startTime, name: app.name, executable: app.executable, desktopId: app.desktopId };
   const targetKey = targetKeyOf(appRecord);
+  engine.store.rememberSecure(windowKey, secureLocatorsOf(tree.nodes), now + ttl, now);
   const snapshot: Snapshot & { screenshotError?: { code: string; message: string } } = {
     snapshotId,
     targetKey,
-    windowKey: `${targetKey}#${window.window_id}`,
+    windowKey,
     app: appRecord,
     window: { windowId: window.window_id, title: window.title, bounds: window.bounds },
     capturedAt: new Date(now).toISOString(),
@@ -128,6 +148,25 @@ export async function observe(
   if (shot.screenshotError) snapshot.screenshotError = shot.screenshotError;
   engine.store.save(snapshot);
   return snapshot;
+}
+
+/**
+ * For a window screenshot without a tree read (`screenshot --app`, the
+ * adapters): the bounds of fields remembered secure in that window that the
+ * helper no longer reports as secure, to black out with the rest. Reads the
+ * window's tree only when the store remembers something there.
+ */
+export async function rememberedSecureRects(engine: Engine, app: ResolvedApp, windowId: number): Promise<Rect[]> {
+  const remembered = engine.store.secureLocators(windowKeyOf(app, windowId));
+  if (remembered.length === 0) return [];
+  const { supervisor } = await engine.helper();
+  const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 64, max_children: 1000, max_nodes: 5000 });
+  return revealedBounds(result.nodes, remembered);
+}
+
+/** Screen bounds of remembered-secure fields the helper no longer reports as secure. */
+function revealedBounds(nodes: readonly WireNode[], remembered: readonly SecureLocator[]): Rect[] {
+  return nodes.filter((n) => !n.secure && n.bounds && rememberedSecure(n, remembered)).map((n) => n.bounds!);
 }
 
 /** The public get-app-state result shape. */

@@ -3,6 +3,7 @@
 import { basename } from "node:path";
 import type { Step } from "../protocol/program.ts";
 import type { Element, SnapshotApp, SnapshotWindow } from "../session/snapshot.ts";
+import type { StepFacts } from "../policy/sensitive.ts";
 
 export interface AuditEntry {
   event?: "decision" | "action" | "pause" | "resume";
@@ -23,8 +24,12 @@ export interface Safety {
   checkPaused(command: string): void;
   /** POLICY_DENIED when policy forbids observing or acting on this app/window. */
   checkApp(app: SnapshotApp, window: { title: string } | null, command: string): { source: string; rule: string };
-  /** Per step, before dispatch: secure fields, sensitive actions (confirm hook), blocked URLs. */
-  checkStep(ctx: { app: SnapshotApp; window: SnapshotWindow | null; step: Step; element: Element | null; command: string }): Promise<void>;
+  /**
+   * Per step, before dispatch: secure fields, sensitive actions (confirm hook), blocked URLs.
+   * `facts`: what the executor read live for the confirm decision (src/program/activation.ts):
+   * the element's window, where keyboard focus is, what is under the pointer.
+   */
+  checkStep(ctx: { app: SnapshotApp; window: SnapshotWindow | null; step: Step; element: Element | null; command: string; facts?: StepFacts }): Promise<void>;
   /**
    * The same decision as checkApp, without throwing or auditing: whole-screen
    * screenshots ask it for every window on screen. Optional for unit-test safeties.

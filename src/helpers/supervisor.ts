@@ -289,6 +289,12 @@ export class Supervisor extends EventEmitter {
         );
       });
       child.stderr!.on("data", (d: Buffer) => this.stderr.push(d));
+      // A helper that dies at start-up says why on stderr; its exit can be
+      // seen before that last chunk is read. Wait (bounded) for stderr's end.
+      const stderrDrained = new Promise<void>((resolve) => {
+        child.stderr!.once("close", () => resolve());
+        child.stderr!.once("end", () => resolve());
+      });
       child.stdin!.on("error", () => {
         /* EPIPE when the helper dies: the exit handler reports it */
       });
@@ -299,12 +305,14 @@ export class Supervisor extends EventEmitter {
           this.stats.crashes++;
           this.recordFailure("crash");
           this.note(`helper pid ${child.pid} exited before its hello (code ${code}, signal ${signal})`);
-          fail(
-            this.misbehaved(
-              "exited-before-hello",
-              `helper exited before hello (code ${code}, signal ${signal})`,
-              `The helper at ${this.opts.path} started but exited before its hello (code ${code}, signal ${signal}). Its last stderr lines are in details.stderrTail: fix what they report (a display, a bus, a library?), or report it with them.`,
-              { exitCode: code ?? -1, signal: signal ?? "" },
+          void Promise.race([stderrDrained, new Promise((r) => setTimeout(r, 250))]).then(() =>
+            fail(
+              this.misbehaved(
+                "exited-before-hello",
+                `helper exited before hello (code ${code}, signal ${signal})`,
+                `The helper at ${this.opts.path} started but exited before its hello (code ${code}, signal ${signal}). Its last stderr lines are in details.stderrTail: fix what they report (a display, a bus, a library?), or report it with them.`,
+                { exitCode: code ?? -1, signal: signal ?? "" },
+              ),
             ),
           );
         }
@@ -544,6 +552,17 @@ export class Supervisor extends EventEmitter {
     const grace = this.opts.graceMs ?? 250;
     const id = this.nextId++;
     const mutates = OPS[op].mutates;
+    // The frame limit binds both ways: a request over the helper's
+    // max_frame_bytes (at most 16 MiB) would kill it. Refused here, before a
+    // byte is written; the error names the limit, never the value.
+    const frame = encodeFrame({ type: "request", id, op, deadline_ms: deadline, args: args as Record<string, unknown> });
+    const maxFrame = Math.min(hello.limits.max_frame_bytes || DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_FRAME_BYTES);
+    if (frame.length - 4 > maxFrame) {
+      throw new DeckhandError("INVALID_ARGUMENTS", `the ${op} request is larger than the helper's frame limit of ${maxFrame} bytes; nothing was sent`, {
+        remediation: `The helper accepts requests of at most ${maxFrame} bytes (hello.limits.max_frame_bytes): send long text or values in several smaller requests.`,
+        details: { reason: "request-too-large", limit: maxFrame, op, delivery: "not_dispatched" },
+      });
+    }
     return await new Promise((resolve, reject) => {
       const onAbort = () => {
         const p = this.pending.get(id);
@@ -581,7 +600,7 @@ export class Supervisor extends EventEmitter {
         reject: settled(reject),
         timer,
       });
-      child.stdin!.write(encodeFrame({ type: "request", id, op, deadline_ms: deadline, args: args as Record<string, unknown> }));
+      child.stdin!.write(frame);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }

@@ -14,6 +14,8 @@ import { stepUsesElement } from "./compile.ts";
 import { capabilityFor, planStep, type Plan } from "./plan.ts";
 import { validateProgram } from "./validate.ts";
 import { checkBrowserUrl, checkFocusNotSecure } from "./live-checks.ts";
+import { activationFacts } from "./activation.ts";
+import { pointerGuard } from "./pointer.ts";
 
 export interface StepReceipt {
   index: number;
@@ -169,15 +171,18 @@ export async function runProgram(
       const plan = await planStep(engine, step, element, app);
       for (const cap of capabilityFor(plan)) engine.requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
-      await engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: planElement, command: opts.command });
+      // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
+      const facts = await activationFacts(engine, { app, step, plan, element: planElement, snapshot, windowId });
+      await engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: planElement, command: opts.command, facts });
       const foreground = plan.kind === "input" || (plan.kind === "element" && plan.then !== undefined);
       if (foreground && !engine.safety.foregroundGranted()) {
         throw new DeckhandError("FOREGROUND_REQUIRED", `${step.action} here needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
           details: { action: step.action },
         });
       }
-      if (plan.kind === "input" && plan.keyboard && !plan.steps.some((s) => s.kind === "click")) {
-        await checkFocusNotSecure(engine, app, windowId, step);
+      // Keys with no target element, and middle-button pastes, go where focus is: never into a secure field.
+      if (plan.kind === "input" && ((plan.keyboard && !plan.steps.some((s) => s.kind === "click")) || plan.pastes)) {
+        await checkFocusNotSecure(engine, app, windowId, step, { paste: plan.pastes === true });
       }
       if (engine.safety.checkUrl) await checkBrowserUrl(engine, app, windowId);
       // The decision is on record before anything is sent; if it cannot be, nothing is sent.
@@ -271,10 +276,15 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
       cleanup: receipt.cleanup,
     };
   }
+  if (plan.pointer && !plan.guard) {
+    throw new DeckhandError("INTERNAL", "pointer input was planned without its pointer guard", { details: { delivery: "not_dispatched" } });
+  }
   const reply = await supervisor.request("input", {
     steps: plan.steps,
     restore_pointer: plan.pointer && !plan.keepPointer,
     ...(plan.keyboard ? { focus: focusGuard(engine, app, windowId, keys) } : {}),
+    // Every pointer event inside the target's allowed windows, or the helper sends nothing more.
+    ...(plan.pointer && plan.guard ? { pointer_guard: pointerGuard(plan.guard) } : {}),
   });
   const receipt = reply.receipt!;
   const typed = plan.steps.some((s) => s.kind === "type");

@@ -2,11 +2,12 @@
 // is sent, so that a refusal sends nothing.
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
-import type { Element } from "../session/snapshot.ts";
-import type { InputStep } from "../wire/messages.ts";
+import { isSecureNode, rememberedSecure, windowKeyOf, type Element } from "../session/snapshot.ts";
+import type { InputStep, WireNode } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
+import { assertPointInScope, outsideTarget, pointerScope, type PointerScope } from "./pointer.ts";
 
 /** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
 export type Plan =
@@ -23,7 +24,17 @@ export type Plan =
       /** A point click's element lives in the window the hit test found. */
       hitWindow?: number;
     }
-  | { kind: "input"; steps: InputStep[]; pointer: boolean; keyboard: boolean; keepPointer?: boolean }
+  | {
+      kind: "input";
+      steps: InputStep[];
+      pointer: boolean;
+      keyboard: boolean;
+      keepPointer?: boolean;
+      /** Pointer input: the target's allowed windows, sent as the helper's pointer guard. */
+      guard?: PointerScope;
+      /** A middle-button press (an X primary-selection paste): refused while a secure field has focus. */
+      pastes?: boolean;
+    }
   | { kind: "wait"; ms: number };
 
 const DRAG_STEP_MS = 15;
@@ -33,7 +44,7 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
   switch (step.action) {
     case "click":
       if (element) return { kind: "element", action: "click", element };
-      return await planPointClick(engine, step, app);
+      return await planPointClick(engine, step, app, await pointerScope(engine, app));
     case "set-value":
       return { kind: "element", action: "set_value", element: element!, text: step.value };
     case "type-text":
@@ -51,16 +62,25 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
       if (element) throw new DeckhandError("INVALID_ARGUMENTS", "scroll with --element-index scrolls it into view; drop --direction, or scroll by --x/--y");
       const [sx, sy] = SCROLL[step.direction ?? "down"]!;
       const n = step.amount ?? 3;
+      const guard = await pointerScope(engine, app);
+      // Without a point the wheel turns where the pointer is: only the helper's guard knows where that is.
+      if (step.x !== undefined && step.y !== undefined) assertPointInScope(guard, step.x, step.y, `the scroll point (${step.x}, ${step.y})`);
       return {
         kind: "input",
-        steps: [{ kind: "scroll", x: step.x ?? null, y: step.y ?? null, dx: sx * n, dy: sy * n }],
+        // Modifiers held: see holdingModifiers (keyboard is then true: key-downs carry the focus guard).
+        ...holdingModifiers(step.modifiers, [{ kind: "scroll", x: step.x ?? null, y: step.y ?? null, dx: sx * n, dy: sy * n }]),
         pointer: true,
-        keyboard: false,
+        guard,
       };
     }
     case "drag": {
       const button = step.button ?? "left";
       const [first, ...rest] = step.path;
+      // Every point of the path, not only its ends: a drag is refused before anything is sent.
+      const guard = await pointerScope(engine, app);
+      step.path.forEach((p, i) => assertPointInScope(guard, p.x, p.y, `drag point ${i} (${p.x}, ${p.y})`, { point: i }));
+      // A middle-button release pastes the primary selection where it lands.
+      if (button === "middle") await refuseSecureAt(engine, app, guard, step.path.at(-1)!, "a middle-button drag ending");
       // Toolkits need time between drag events: GTK compresses motion that
       // arrives in one burst and reports the release where the pointer was
       // restored. A short pause per point, as a person's drag has.
@@ -74,7 +94,8 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
         { kind: "button", button, down: false },
         pause,
       ];
-      return { kind: "input", steps, pointer: true, keyboard: false };
+      // Modifiers held: see holdingModifiers (keyboard is then true: key-downs carry the focus guard).
+      return { kind: "input", ...holdingModifiers(step.modifiers, steps), pointer: true, guard, ...(button === "middle" ? { pastes: true } : {}) };
     }
     case "select-text":
       return { kind: "element", action: "select_text", element: element!, start: step.start, end: step.end };
@@ -89,8 +110,12 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
       return { kind: "element", action: "secondary", element: element!, actionName: step.name };
     case "wait":
       return { kind: "wait", ms: step.ms };
-    case "move":
-      return { kind: "input", steps: [{ kind: "move", x: step.x, y: step.y }], pointer: true, keyboard: false, keepPointer: true };
+    case "move": {
+      const guard = await pointerScope(engine, app);
+      assertPointInScope(guard, step.x, step.y, `the move point (${step.x}, ${step.y})`);
+      // Modifiers held: see holdingModifiers (keyboard is then true: key-downs carry the focus guard).
+      return { kind: "input", ...holdingModifiers(step.modifiers, [{ kind: "move", x: step.x, y: step.y }]), pointer: true, keepPointer: true, guard };
+    }
     case "hold-key": {
       const key = parseKey(step.key);
       return {
@@ -110,9 +135,11 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
 /**
  * A left single click at a point: if the point hit-tests to an actionable
  * element of the target app, press it through accessibility (background);
- * otherwise it is foreground input. A point over another app is refused.
+ * otherwise it is foreground input. A point over another app, over a window
+ * of the target that policy denies (e.g. by a window_title rule), or over
+ * another window's frame or title bar is refused, with or without the grant.
  */
-async function planPointClick(engine: Engine, step: Extract<Step, { action: "click" }>, app: ResolvedApp): Promise<Plan> {
+async function planPointClick(engine: Engine, step: Extract<Step, { action: "click" }>, app: ResolvedApp, guard: PointerScope): Promise<Plan> {
   const { supervisor, hello } = await engine.helper();
   const button = step.button ?? "left";
   const count = step.count ?? 1;
@@ -122,15 +149,19 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
     steps: [{ kind: "click", x: step.x!, y: step.y!, button, count, modifiers }],
     pointer: true,
     keyboard: modifiers.length > 0,
+    guard,
+    ...(button === "middle" ? { pastes: true } : {}),
   };
+  const what = `the point (${step.x}, ${step.y})`;
+  assertPointInScope(guard, step.x!, step.y!, what);
   if (!hello.capabilities.hit_test?.supported) return input;
   const { result } = await supervisor.request("hit_test", { x: step.x!, y: step.y! });
-  if (result.pid !== app.pid) {
-    // Over another app, or over no window at all (the root): never ours to click.
-    throw new DeckhandError("POLICY_DENIED", result.pid === null ? "the point is not over any window of the target app" : "the point is over another application's window", {
-      details: { reason: "point-outside-target", ...(result.pid !== null ? { pid: result.pid } : {}) },
-    });
+  // The helper's own hit test must agree: the window it finds under the point is one of the allowed.
+  if (result.pid !== app.pid || result.window_id === null || !guard.allowed.includes(result.window_id)) {
+    // Over another app, over no window at all (the root), or over a window of ours that policy denies.
+    throw outsideTarget(guard, { ok: false, pid: result.pid, windowId: result.window_id, frame: false }, what);
   }
+  if (button === "middle") refuseSecureNode(engine, app, result.window_id, result.node, "a middle-button click");
   const n = result.node;
   if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n.role, n.actions) && result.window_id !== null) {
     const element: Element = {
@@ -152,6 +183,47 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
 }
 
 /**
+ * A middle-button press pastes the X primary selection into what is under
+ * the pointer: never into a secure field (the helper's flag, a password role,
+ * or a field seen secure earlier in this window).
+ */
+async function refuseSecureAt(engine: Engine, app: ResolvedApp, guard: PointerScope, p: { x: number; y: number }, what: string): Promise<void> {
+  const { supervisor, hello } = await engine.helper();
+  if (!hello.capabilities.hit_test?.supported) return;
+  const { result } = await supervisor.request("hit_test", { x: p.x, y: p.y });
+  if (result.pid !== app.pid || result.window_id === null || !guard.allowed.includes(result.window_id)) {
+    throw outsideTarget(guard, { ok: false, pid: result.pid, windowId: result.window_id, frame: false }, `${what} at (${p.x}, ${p.y})`);
+  }
+  refuseSecureNode(engine, app, result.window_id, result.node, `${what} at (${p.x}, ${p.y})`);
+}
+
+function refuseSecureNode(engine: Engine, app: ResolvedApp, windowId: number, node: WireNode | null, what: string): void {
+  if (!node) return;
+  if (isSecureNode(node) || rememberedSecure(node, engine.store.secureLocators(windowKeyOf(app, windowId)))) {
+    throw new DeckhandError("POLICY_DENIED", `${what} over a secure (password) field would paste into it`, {
+      details: { source: "builtin", rule: "builtin:secure_field", reason: "paste", delivery: "not_dispatched" },
+    });
+  }
+}
+
+/**
+ * Keys held during pointer input (scroll, drag and move steps with
+ * `modifiers`, as the vendor adapters send them): key-down steps, the pointer
+ * steps, key-up steps, all in ONE input op. The helper releases every key it
+ * pressed on every exit path (a failed step, a cancel, the deadline), so no
+ * key stays held after the op; each key-down passes the focus guard, which a
+ * keyboard plan carries (executor.ts focusGuard). No modifiers: the steps as
+ * they were, no keyboard.
+ */
+function holdingModifiers(modifiers: string[] | undefined, steps: InputStep[]): { steps: InputStep[]; keyboard: boolean } {
+  const keys = modifiers?.length ? parseKeys(modifiers, { field: "modifiers" }) : [];
+  if (!keys.length) return { steps, keyboard: false };
+  const down: InputStep[] = keys.map((key) => ({ kind: "key", key, down: true }));
+  const up: InputStep[] = [...keys].reverse().map((key) => ({ kind: "key", key, down: false }));
+  return { steps: [...down, ...steps, ...up], keyboard: true };
+}
+
+/**
  * Controls whose default action is what a left click does. A click into a
  * text field or a canvas also moves focus and the caret, which no default
  * action does: those stay foreground input.
@@ -168,6 +240,6 @@ export function capabilityFor(plan: Plan): string[] {
     if (plan.then) caps.push("input.keyboard", "input.focus_guard");
     return caps;
   }
-  if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer"] : []), ...(plan.keyboard ? ["input.keyboard", "input.focus_guard"] : [])];
+  if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer", "input.pointer_guard"] : []), ...(plan.keyboard ? ["input.keyboard", "input.focus_guard"] : [])];
   return [];
 }

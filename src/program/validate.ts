@@ -51,6 +51,7 @@ function checkStepShape(step: Step, i: number): void {
     if ((step.x === undefined) !== (step.y === undefined)) throw bad("give both x and y or neither");
     if (step.elementIndex === undefined && step.direction === undefined) throw bad("give a direction, or an elementIndex to scroll into view");
     if (step.elementIndex !== undefined && (step.direction !== undefined || step.x !== undefined)) throw bad("elementIndex scrolls into view; drop direction and x/y");
+    if (step.elementIndex !== undefined && step.modifiers?.length) throw bad("modifiers apply to wheel scrolls only, not to scrolling an element into view");
   }
   if (step.action === "select-text" && step.end < step.start) throw bad("end must not be before start");
   // Key names go through the one chord parser (src/protocol/keys.ts): a chord it refuses is refused here, before anything is sent.
@@ -59,6 +60,8 @@ function checkStepShape(step: Step, i: number): void {
     if (step.action === "press-key") parseChord(step.key, { field: "key" });
     if (step.action === "hold-key") parseKey(step.key);
     if (step.action === "click" && step.modifiers?.length) parseKeys(step.modifiers, { field: "modifiers" });
+    // Keys held during pointer input (plan.ts holdingModifiers).
+    if ((step.action === "scroll" || step.action === "drag" || step.action === "move") && step.modifiers?.length) parseKeys(step.modifiers, { field: "modifiers" });
   } catch (err) {
     if (err instanceof DeckhandError) throw new DeckhandError("INVALID_ARGUMENTS", `step ${i} (${step.action}): ${err.message}`, { details: { ...err.details, step: i } });
     throw err;
@@ -79,19 +82,27 @@ export const ACTION_NEEDS: Record<ActionName, { element?: string[][]; point?: st
   "type-text": { element: [["action.type_text"]], point: [["input.keyboard"], ["input.focus_guard"]] },
   "press-key": { element: [["action.focus"], ["input.keyboard"], ["input.focus_guard"]], point: [["input.keyboard"], ["input.focus_guard"]] },
   hotkey: { point: [["input.keyboard"], ["input.focus_guard"]] },
-  scroll: { element: [["action.scroll_into_view"]], point: [["input.pointer"]] },
-  drag: { point: [["input.pointer"]] },
+  // Pointer events are sent only with the pointer guard: a helper that cannot
+  // confine them to the target's allowed windows is refused pointer input.
+  // (A point click may still take the accessibility route; as input it needs
+  // the guard too, see POINTER_INPUT_NEEDS.)
+  scroll: { element: [["action.scroll_into_view"]], point: [["input.pointer"], ["input.pointer_guard"]] },
+  drag: { point: [["input.pointer"], ["input.pointer_guard"]] },
   "select-text": { element: [["action.select_text"]] },
   focus: { element: [["action.focus"]] },
   "perform-secondary-action": { element: [["action.secondary"]] },
   wait: { point: [] },
-  move: { point: [["input.pointer"]] },
+  move: { point: [["input.pointer"], ["input.pointer_guard"]] },
   "hold-key": { point: [["input.keyboard"], ["input.focus_guard"]] },
 };
+
+/** A point click that cannot take the accessibility route is pointer input. */
+const POINTER_INPUT_NEEDS: string[][] = [["input.pointer"], ["input.pointer_guard"]];
 
 function staticCapabilities(step: Step): string[][] {
   const needs = ACTION_NEEDS[step.action];
   const el = "elementIndex" in step && step.elementIndex !== undefined;
+  if (step.action === "click" && !el && definitelyForeground(step)) return POINTER_INPUT_NEEDS;
   return (el ? needs.element : needs.point) ?? [];
 }
 

@@ -32,6 +32,12 @@ const elementTarget = {
 
 export const Button = z.enum(["left", "right", "middle", "back", "forward"]);
 export const Point = z.strictObject({ x: int, y: int });
+/**
+ * Most points in one drag path (command, program step, adapters): a drag
+ * holds a button down for its whole path, so its length is bounded and
+ * refused at validation, before anything is resolved or sent.
+ */
+export const MAX_DRAG_POINTS = 1000;
 
 export const ARGS = {
   capabilities: z.strictObject({}),
@@ -102,7 +108,7 @@ export const ARGS = {
   }),
   drag: z.strictObject({
     ...targetFields,
-    path: z.array(Point).min(2).optional().describe("screen points, JSON: [{\"x\":1,\"y\":2},...]"),
+    path: z.array(Point).min(2).max(MAX_DRAG_POINTS).optional().describe("screen points, JSON: [{\"x\":1,\"y\":2},...] (2 to 1000)"),
     fromX: int.optional(),
     fromY: int.optional(),
     toX: int.optional(),

@@ -1,7 +1,7 @@
 // A program: one target, 1..N steps, validated whole before any step runs.
 // Single action commands compile to a one-step program (src/program/compile.ts).
 import { z } from "zod";
-import { Button, Point } from "./commands.ts";
+import { Button, MAX_DRAG_POINTS, Point } from "./commands.ts";
 
 const uint = z.number().int().nonnegative();
 const int = z.number().int();
@@ -32,14 +32,22 @@ export const Step = z.discriminatedUnion("action", [
     amount: z.number().int().min(1).max(100).optional(),
     x: int.optional(),
     y: int.optional(),
+    /** Keys held while the wheel turns (ctrl, shift, alt, super): pressed and released in the same input. */
+    modifiers: z.array(z.string()).optional(),
   }),
-  z.strictObject({ action: z.literal("drag"), path: z.array(Point).min(2), button: Button.optional() }),
+  z.strictObject({
+    action: z.literal("drag"),
+    path: z.array(Point).min(2).max(MAX_DRAG_POINTS),
+    button: Button.optional(),
+    /** Keys held for the whole drag: pressed and released in the same input. */
+    modifiers: z.array(z.string()).optional(),
+  }),
   z.strictObject({ action: z.literal("select-text"), elementIndex: uint, start: uint, end: uint }),
   z.strictObject({ action: z.literal("focus"), elementIndex: uint }),
   z.strictObject({ action: z.literal("perform-secondary-action"), elementIndex: uint, name: z.string().min(1) }),
   z.strictObject({ action: z.literal("wait"), ms: z.number().int().min(0).max(10_000) }),
   // Hover: the pointer stays where it was moved (the one pointer step that is not restored).
-  z.strictObject({ action: z.literal("move"), x: int, y: int }),
+  z.strictObject({ action: z.literal("move"), x: int, y: int, modifiers: z.array(z.string()).optional() }),
   // Press a key, hold it for ms, release it: one input, so the release is guaranteed.
   z.strictObject({ action: z.literal("hold-key"), key: z.string().min(1), ms: z.number().int().min(1).max(10_000) }),
 ]);

@@ -77,6 +77,53 @@ export function targetKeyOf(app: SnapshotApp): string {
   return app.executable ? `exe:${app.executable}` : `pid:${app.pid}`;
 }
 
+/** The key of one window of an app: what the store remembers secure fields by. */
+export function windowKeyOf(app: SnapshotApp, windowId: number): string {
+  return `${targetKeyOf(app)}#${windowId}`;
+}
+
+/**
+ * What identifies an element seen secure across trees of its window: its
+ * path and its identifier (an app's "show password" toggle changes the
+ * role, not these).
+ */
+export interface SecureLocator {
+  path: number[];
+  identifier: string;
+}
+
+// AT-SPI "password text", AX "AXSecureTextField", UIA "password": a backstop for a helper's flag.
+const SECURE_ROLE = /password|secure[\s_-]?text/i;
+
+/** Whether a node is a secure field: the helper's flag, or a password role. */
+export function isSecureNode(n: { secure: boolean; role: string }): boolean {
+  return n.secure === true || SECURE_ROLE.test(n.role);
+}
+
+export function sameLocator(a: SecureLocator, b: SecureLocator): boolean {
+  return a.identifier === b.identifier && a.path.length === b.path.length && a.path.every((p, i) => p === b.path[i]);
+}
+
+/** Whether a node is one of the remembered secure locators. */
+export function rememberedSecure(n: SecureLocator, remembered: readonly SecureLocator[]): boolean {
+  return remembered.some((r) => sameLocator(r, n));
+}
+
+/**
+ * Once secure, secure for the memory's lifetime: a node the store remembers
+ * as secure is treated as one (value dropped, secure flag set) even when the
+ * helper now reports it as plain text, e.g. a password revealed by the app's
+ * "show password" toggle.
+ */
+export function applySecureMemory(nodes: WireNode[], remembered: readonly SecureLocator[]): WireNode[] {
+  return nodes.map((n) => (!n.secure && (isSecureNode(n) || rememberedSecure(n, remembered)) ? { ...n, secure: true, value: null } : n));
+}
+
+/** The locators of a tree's secure nodes. */
+export function secureLocatorsOf(nodes: readonly WireNode[]): SecureLocator[] {
+  return nodes.filter(isSecureNode).map((n) => ({ path: [...n.path], identifier: n.identifier }));
+}
+
 /** URLs keep scheme, host and path; the query and fragment may carry tokens. */
 export function stripUrlQuery(value: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;

@@ -1,14 +1,38 @@
 // Durable snapshots: one JSON file per snapshot and one "latest" pointer per
 // app, written atomically with mode 0600, so that a separate CLI process can
 // act on what an earlier one observed.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { Snapshot } from "./snapshot.ts";
+import { DeckhandError } from "../protocol/errors.ts";
+import { sameLocator, type SecureLocator, type Snapshot } from "./snapshot.ts";
 
 export const DEFAULT_SNAPSHOT_TTL_MS = 5 * 60_000;
 const KEEP_SNAPSHOTS = 200;
 const KEEP_SCREENSHOTS = 30;
+const KEEP_LATEST = 200;
+
+/**
+ * The names deckhand writes in the store's directories. Retention deletes
+ * regular files with these names only: never a file deckhand does not
+ * produce, never through a symlink.
+ */
+export const STORE_FILE_NAMES = Object.freeze({
+  /** snapshots/: cs_<id>.json */
+  snapshot: /^cs_[A-Za-z0-9]{10,40}\.json$/,
+  /** screenshots/: cs_<id>.png (a snapshot's), shot_<time>_<random>.png (the screenshot command's) */
+  screenshot: /^(?:cs_[A-Za-z0-9]{10,40}|shot_[0-9a-z]{1,16}_[0-9a-z]{0,16})\.png$/,
+  /** latest/ and secure/: <32 hex digits of sha256(key)>.json */
+  keyed: /^[0-9a-f]{32}\.json$/,
+});
+/** Windows whose secure fields are remembered, and locators per window. */
+const KEEP_SECURE_WINDOWS = 200;
+const MAX_SECURE_PER_WINDOW = 500;
+
+interface SecureMemoryFile {
+  windowKey: string;
+  entries: { path: number[]; identifier: string; until: number }[];
+}
 
 export function writeFileAtomic(path: string, data: string | Buffer): void {
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -33,16 +57,65 @@ export class SnapshotStore {
   readonly snapshotsDir: string;
   readonly latestDir: string;
   readonly screenshotsDir: string;
+  /** Secure-field memory: one file per window key (see rememberSecure). */
+  readonly secureDir: string;
 
   constructor(readonly root: string) {
     this.snapshotsDir = join(root, "snapshots");
     this.latestDir = join(root, "latest");
     this.screenshotsDir = join(root, "screenshots");
-    for (const d of [this.snapshotsDir, this.latestDir, this.screenshotsDir]) mkdirSync(d, { recursive: true, mode: 0o700 });
+    this.secureDir = join(root, "secure");
+    for (const d of [this.snapshotsDir, this.latestDir, this.screenshotsDir, this.secureDir]) makePrivateDir(d);
+  }
+
+  /**
+   * Every directory of the store must be a real directory: one replaced by a
+   * symlink is refused (INTERNAL, details.reason "state-dir-symlink"), so
+   * that nothing is written, read or deleted through it. Checked on every
+   * use, not only at start: pause and resume, which need no store, keep
+   * working while the store is refused.
+   */
+  checkDirs(): void {
+    for (const d of [this.snapshotsDir, this.latestDir, this.screenshotsDir, this.secureDir]) checkPrivateDir(d);
+  }
+
+  /**
+   * Remember the locators (path + identifier) of elements seen secure in a
+   * window until `until` (capture time + snapshot TTL). Durable, like
+   * snapshots: the next observation may be another process's. Entries seen
+   * again are extended; expired ones are dropped.
+   */
+  rememberSecure(windowKey: string, seen: readonly SecureLocator[], until: number, now = Date.now()): void {
+    if (seen.length === 0) return;
+    this.checkDirs();
+    const entries = this.readSecure(windowKey).filter((e) => e.until > now && !seen.some((s) => sameLocator(s, e)));
+    for (const s of seen) entries.push({ path: [...s.path], identifier: s.identifier, until });
+    const file: SecureMemoryFile = { windowKey, entries: entries.slice(-MAX_SECURE_PER_WINDOW) };
+    writeFileAtomic(join(this.secureDir, `${slug(windowKey)}.json`), JSON.stringify(file));
+    pruneDir(this.secureDir, KEEP_SECURE_WINDOWS, STORE_FILE_NAMES.keyed);
+  }
+
+  /** The locators remembered secure in a window and not expired at `now`. */
+  secureLocators(windowKey: string, now = Date.now()): SecureLocator[] {
+    this.checkDirs();
+    return this.readSecure(windowKey)
+      .filter((e) => e.until > now)
+      .map((e) => ({ path: e.path, identifier: e.identifier }));
+  }
+
+  private readSecure(windowKey: string): SecureMemoryFile["entries"] {
+    try {
+      const f = JSON.parse(readFileSync(join(this.secureDir, `${slug(windowKey)}.json`), "utf8")) as SecureMemoryFile;
+      if (f.windowKey !== windowKey || !Array.isArray(f.entries)) return [];
+      return f.entries.filter((e) => Array.isArray(e.path) && e.path.every((p) => Number.isInteger(p)) && typeof e.identifier === "string" && typeof e.until === "number");
+    } catch {
+      return [];
+    }
   }
 
   /** Persist the record, then point the app's latest at it. */
   save(snapshot: Snapshot): void {
+    this.checkDirs();
     writeFileAtomic(join(this.snapshotsDir, `${snapshot.snapshotId}.json`), JSON.stringify(snapshot));
     writeFileAtomic(join(this.latestDir, `${slug(snapshot.targetKey)}.json`), JSON.stringify({ snapshotId: snapshot.snapshotId, targetKey: snapshot.targetKey }));
     this.memory.set(snapshot.snapshotId, snapshot);
@@ -53,6 +126,7 @@ export class SnapshotStore {
   get(snapshotId: string): Snapshot | null {
     const cached = this.memory.get(snapshotId);
     if (cached) return cached;
+    this.checkDirs();
     try {
       const s = JSON.parse(readFileSync(join(this.snapshotsDir, `${snapshotId}.json`), "utf8")) as Snapshot;
       this.memory.set(snapshotId, s);
@@ -64,6 +138,7 @@ export class SnapshotStore {
 
   /** The latest snapshot id for an app. Read from disk: another process may have observed since. */
   latestId(targetKey: string): string | null {
+    this.checkDirs();
     try {
       const p = JSON.parse(readFileSync(join(this.latestDir, `${slug(targetKey)}.json`), "utf8")) as { snapshotId: string };
       return p.snapshotId;
@@ -73,13 +148,15 @@ export class SnapshotStore {
   }
 
   screenshotPath(name: string): string {
+    this.checkDirs();
     return join(this.screenshotsDir, `${name}.png`);
   }
 
-  /** Bounded retention: old snapshot records and screenshot files go. */
+  /** Bounded retention: old snapshot records, screenshot files and latest pointers go (deckhand's files only). */
   private prune(): void {
-    pruneDir(this.snapshotsDir, KEEP_SNAPSHOTS, ".json");
-    pruneDir(this.screenshotsDir, KEEP_SCREENSHOTS, ".png");
+    pruneDir(this.snapshotsDir, KEEP_SNAPSHOTS, STORE_FILE_NAMES.snapshot);
+    pruneDir(this.screenshotsDir, KEEP_SCREENSHOTS, STORE_FILE_NAMES.screenshot);
+    pruneDir(this.latestDir, KEEP_LATEST, STORE_FILE_NAMES.keyed);
     if (this.memory.size > KEEP_SNAPSHOTS) {
       const first = this.memory.keys().next().value;
       if (first) this.memory.delete(first);
@@ -87,10 +164,53 @@ export class SnapshotStore {
   }
 }
 
-function pruneDir(dir: string, keep: number, ext: string): void {
+function stateDirError(dir: string, reason: "state-dir-symlink" | "state-dir-not-a-directory"): DeckhandError {
+  const what = reason === "state-dir-symlink" ? "is a symlink; deckhand does not follow it" : "is not a directory";
+  return new DeckhandError("INTERNAL", `the state directory ${dir} ${what}`, {
+    remediation: `Remove ${dir}: deckhand recreates it (mode 0700) on its next run. Keep deckhand's state directory to deckhand.`,
+    details: { reason, path: dir },
+  });
+}
+
+/** mkdir 0700, not recursive (the root exists), never through a symlink; an existing entry is checked on use. */
+function makePrivateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") mkdirSync(dir, { recursive: true, mode: 0o700 });
+    else if (code !== "EEXIST") throw err;
+  }
+}
+
+/** A real directory (lstat: a symlink is not one); a missing one is made again. */
+function checkPrivateDir(dir: string): void {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    makePrivateDir(dir);
+    st = lstatSync(dir);
+  }
+  if (st.isSymbolicLink()) throw stateDirError(dir, "state-dir-symlink");
+  if (!st.isDirectory()) throw stateDirError(dir, "state-dir-not-a-directory");
+}
+
+/**
+ * Keep the newest `keep` files of `dir` named like `pattern`; delete the
+ * rest. Only regular files with deckhand's names are candidates (lstat: a
+ * symlink is never followed, nor deleted), and nothing is deleted at all when
+ * `dir` itself is not a real directory.
+ */
+function pruneDir(dir: string, keep: number, pattern: RegExp): void {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith(ext));
+    const st = lstatSync(dir);
+    if (st.isSymbolicLink() || !st.isDirectory()) return;
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && pattern.test(e.name))
+      .map((e) => e.name);
   } catch {
     return;
   }
@@ -98,11 +218,19 @@ function pruneDir(dir: string, keep: number, ext: string): void {
   const withTimes = names
     .map((n) => {
       try {
-        return { n, t: statSync(join(dir, n)).mtimeMs };
+        const st = lstatSync(join(dir, n));
+        return st.isFile() ? { n, t: st.mtimeMs } : null;
       } catch {
-        return { n, t: 0 };
+        return null;
       }
     })
+    .filter((x): x is { n: string; t: number } => x !== null)
     .sort((a, b) => b.t - a.t);
-  for (const { n } of withTimes.slice(keep)) rmSync(join(dir, n), { force: true });
+  for (const { n } of withTimes.slice(keep)) {
+    try {
+      unlinkSync(join(dir, n)); // removes the name itself, never a symlink's target
+    } catch {
+      /* gone meanwhile */
+    }
+  }
 }

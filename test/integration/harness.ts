@@ -38,7 +38,25 @@ export interface Sandbox {
   ops(): string[];
   /** Ids named by the cancel frames the fake helper received. */
   cancels(): number[];
-  control(c: { replaced?: string[]; goneWindows?: number[]; fixturePid?: number; fixtureStart?: number; browser?: boolean; url?: string; a11yOff?: boolean }): void;
+  control(c: {
+    replaced?: string[];
+    goneWindows?: number[];
+    fixturePid?: number;
+    fixtureStart?: number;
+    browser?: boolean;
+    url?: string;
+    a11yOff?: boolean;
+    /** Where the pointer rests (the fake's pointer guard). */
+    pointer?: { x: number; y: number };
+    /** Move / restack the xterm window. */
+    xterm?: { bounds?: { x: number; y: number; width: number; height: number }; z_index?: number };
+    /** What focused_element answers; `node`: a node of its own, in no tree. */
+    focused?: { window_id: number; path: number[]; node?: Record<string, unknown> };
+    secondPassword?: boolean;
+    revealed?: boolean;
+    /** A "Delete file?" dialog (0x200003) whose default button is Delete; "no-default": no is-default state. */
+    dialog?: boolean | "no-default";
+  }): void;
   /** Every file under the state dir: path, mode and bytes. */
   stateFiles(): { path: string; mode: number; data: Buffer }[];
   cleanup(): void;
@@ -297,8 +315,10 @@ export class ServeProcess {
   private waiters: (() => void)[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(sb: Sandbox, args: string[] = [], opts: { mode?: string; env?: Record<string, string | undefined> } = {}) {
-    this.child = spawn(BUN, [MAIN, "serve", "--helper", FAKE, ...args], {
+  /** opts.helper: the --helper flag (default the fake helper; null for none: DECKHAND_HELPER or discovery). */
+  constructor(sb: Sandbox, args: string[] = [], opts: { mode?: string; env?: Record<string, string | undefined>; helper?: string | null } = {}) {
+    const helper = opts.helper === undefined ? FAKE : opts.helper;
+    this.child = spawn(BUN, [MAIN, "serve", ...(helper ? ["--helper", helper] : []), ...args], {
       cwd: REPO,
       env: sb.env({ DECKHAND_FAKE_MODE: opts.mode, ...opts.env }),
       stdio: ["pipe", "pipe", "pipe"],

@@ -132,3 +132,68 @@ describe("--value-stdin / --text-stdin", () => {
     for (const f of sb.stateFiles()) expect(f.data.includes(secret), f.path).toBe(false);
   });
 });
+
+// Issue 10.2: a helper that echoes what it was sent in its error (the real
+// one says `"S3cret" is not a number` for a value element) never gets the
+// secret, or a cut piece of it, into deckhand's errors: the fake helper's
+// echo-text mode puts the text, and its first 9 and 6 characters, in the
+// message and details.
+describe("errors that echo a secret are scrubbed on the way out", () => {
+  const pieces = (secret: string) => [secret, secret.slice(0, 9), secret.slice(0, 6), secret.slice(0, 4)];
+  const expectScrubbed = (text: string, secret: string) => {
+    for (const p of pieces(secret)) expect(text, p).not.toContain(p);
+  };
+
+  it("set-value --value-stdin on a value element: the helper's echo is redacted in message and details", async () => {
+    const sb = await observedSandbox();
+    const secret = newSecret();
+    const r = await cli(sb, ["set-value", "--app", "fixture-app", "--element-index", "3", "--value-stdin"], { stdin: secret, mode: "echo-text" });
+    const e = expectError(r, "set-value", "INVALID_ARGUMENTS");
+    expect(e.message).toContain("[redacted]");
+    expect(e.message).toMatch(/is not a number/);
+    expect(e.details.value).toBe("[redacted]");
+    expectScrubbed(r.stdout + r.stderr, secret);
+    expectNowhere(sb, secret, [r]);
+    for (const f of sb.stateFiles()) expectScrubbed(f.data.toString("latin1"), secret);
+  });
+
+  it("type-text --text-stdin, into an element and as keys", async () => {
+    const sb = await observedSandbox();
+    const secret = newSecret();
+    const into = await cli(sb, ["type-text", "--app", "fixture-app", "--element-index", "3", "--text-stdin"], { stdin: secret, mode: "echo-text" });
+    expectError(into, "type-text", "INVALID_ARGUMENTS");
+    const keys = await cli(sb, ["type-text", "--app", "fixture-app", "--text-stdin", "--allow-foreground"], { stdin: secret, mode: "echo-text" });
+    expectError(keys, "type-text", "INVALID_ARGUMENTS");
+    for (const r of [into, keys]) expectScrubbed(r.stdout + r.stderr, secret);
+    expectNowhere(sb, secret, [into, keys]);
+  });
+
+  it("a program on stdin (run): its step errors never carry its values", async () => {
+    const sb = await observedSandbox();
+    const secret = newSecret();
+    const program = { app: "fixture-app", steps: [{ action: "set-value", elementIndex: 3, value: secret }], observe: false };
+    const r = await cli(sb, ["run"], { stdin: JSON.stringify(program), mode: "echo-text" });
+    const result = expectOk(r, "run");
+    expect(result.steps[0]).toMatchObject({ status: "failed", error: { code: "INVALID_ARGUMENTS" } });
+    expect(result.steps[0].error.message).toContain("[redacted]");
+    expectScrubbed(r.stdout + r.stderr, secret);
+    expectNowhere(sb, secret, [r]);
+  });
+
+  it("serve: a value given in a request is not echoed back in its error", async () => {
+    const sb = await observedSandbox();
+    const secret = newSecret();
+    const s = new ServeProcess(sb, [], { mode: "echo-text" });
+    try {
+      const bad = await s.request({ id: 1, command: "set-value", args: { app: "fixture-app", elementIndex: 3, value: secret } });
+      expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENTS" } });
+      const run = await s.request({ id: 2, command: "run", args: { program: { app: "fixture-app", steps: [{ action: "type-text", elementIndex: 3, text: secret }], observe: false } } });
+      expect(run.result.steps[0].error.code).toBe("INVALID_ARGUMENTS");
+      expect(await s.close()).toEqual({ code: 0, signal: null });
+    } finally {
+      s.kill();
+    }
+    expectScrubbed(JSON.stringify(s.lines) + s.stderr, secret);
+    for (const f of sb.stateFiles()) expectScrubbed(f.data.toString("latin1"), secret);
+  });
+});

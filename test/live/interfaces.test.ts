@@ -1,7 +1,9 @@
 // Issue: one behaviour through every interface. The same task on the
 // fixture app — fill the form (Name), tick Subscribe, press Submit with the
 // confirm hook allowing — through native serve, the OpenAI adapter, the
-// Anthropic adapter and MCP must leave the same record in the fixture's log.
+// Anthropic adapter (the single computer tool and the computer toolset,
+// computer_toolset_20260801) and MCP must leave the same record in the
+// fixture's log.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { beforeAll, expect, it } from "vitest";
@@ -80,20 +82,27 @@ describeLive("one behaviour through every interface", () => {
     expect(records.native).toEqual(EXPECTED);
   });
 
-  for (const vendor of ["openai", "anthropic"] as const) {
+  for (const vendor of ["openai", "anthropic", "anthropic-toolset"] as const) {
     it(`${vendor} computer-tool adapter`, async () => {
       const { fixture, mainWindow } = await freshFixture(desktop);
       const app = `pid:${fixture.pid}`;
       const st = await ok(desktop, ["get-app-state", "--app", app, "--window-id", String(mainWindow), "--no-screenshot"], { stateDir });
-      const s = new AdapterServe(desktop, stateDir, ["--adapter", vendor, "--app", app, "--allow-foreground", "--confirm-cmd", HOOK]);
+      const adapter = vendor === "openai" ? "openai" : "anthropic";
+      const s = new AdapterServe(desktop, stateDir, ["--adapter", adapter, "--app", app, "--allow-foreground", "--confirm-cmd", HOOK]);
       try {
-        const call = (action: Record<string, unknown>) =>
-          vendor === "openai"
-            ? s.send({ call: { type: "computer_call", call_id: `call_${Math.random().toString(36).slice(2)}`, action, pending_safety_checks: [] } })
-            : s.send({ call: { type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name: "computer", input: action } });
-        const click = (p: { x: number; y: number }) => (vendor === "openai" ? call({ type: "click", button: "left", x: p.x, y: p.y }) : call({ action: "left_click", coordinate: [p.x, p.y] }));
-        const type = (text: string) => (vendor === "openai" ? call({ type: "type", text }) : call({ action: "type", text }));
-        let shot = await call(vendor === "openai" ? { type: "screenshot" } : { action: "screenshot" });
+        const id = () => Math.random().toString(36).slice(2);
+        // One action in the vendor's form: the OpenAI computer_call item, the Anthropic single tool
+        // (name "computer", the action in input), or a toolset member (name = the action, toolset_name "computer").
+        const call = async (action: string, params: Record<string, unknown>) => {
+          if (vendor === "openai") return await s.send({ call: { type: "computer_call", id: `cu_${id()}`, call_id: `call_${id()}`, action: { type: action, ...params }, pending_safety_checks: [], status: "completed" } });
+          if (vendor === "anthropic") return await s.send({ call: { type: "tool_use", id: `toolu_${id()}`, name: "computer", input: { action, ...params } } });
+          const r = await s.send({ call: { type: "tool_use", id: `toolu_${id()}`, name: action, toolset_name: "computer", caller: { type: "direct" }, input: params } });
+          expect(r.output.toolset_name).toBe("computer"); // its tool_result answers within the toolset
+          return r;
+        };
+        const click = (p: { x: number; y: number }) => (vendor === "openai" ? call("click", { button: "left", x: p.x, y: p.y }) : call("left_click", { coordinate: [p.x, p.y] }));
+        const type = (text: string) => call("type", { text });
+        let shot = await call("screenshot", {});
         expect(shot.image.map.windowId).toBe(mainWindow); // the adapter targets the main window
         shot = await click(toImage(shot.image, centre(el(st, /^text$/, "Name"))));
         expect(shot.receipt.steps[0].route).toBe("foreground_input"); // a click into a text field is a real click
@@ -112,6 +121,60 @@ describeLive("one behaviour through every interface", () => {
       expect(records[vendor]).toEqual(records.native ?? EXPECTED);
     });
   }
+
+  it("keys held during pointer input reach the app and are released (toolset left_click_drag text, OpenAI move and scroll keys)", async () => {
+    const SHIFT = 1; // GDK modifier mask bits, as the fixture's canvas logs them with each motion
+    const CONTROL = 4;
+    const BUTTON1 = 0x100;
+    const { fixture, mainWindow } = await freshFixture(desktop);
+    const app = `pid:${fixture.pid}`;
+    const st = await ok(desktop, ["get-app-state", "--app", app, "--window-id", String(mainWindow), "--no-screenshot"], { stateDir });
+    const canvas = el(st, /drawing/, "Canvas").bounds;
+    const at = (fx: number, fy: number) => ({ x: canvas.x + Math.round(canvas.width * fx), y: canvas.y + Math.round(canvas.height * fy) });
+    const motions = (mark: number) => fixture.events().slice(mark).filter((e: any) => e.event === "motion" && e.control === "Canvas") as any[];
+    const anthropic = new AdapterServe(desktop, stateDir, ["--adapter", "anthropic", "--app", app, "--allow-foreground"]);
+    const openai = new AdapterServe(desktop, stateDir, ["--adapter", "openai", "--app", app, "--allow-foreground"]);
+    try {
+      const member = (name: string, input: Record<string, unknown>) =>
+        anthropic.send({ call: { type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name, toolset_name: "computer", caller: { type: "direct" }, input } });
+      const computerCall = (action: Record<string, unknown>) =>
+        openai.send({ call: { type: "computer_call", id: `cu_${Math.random().toString(36).slice(2)}`, call_id: `call_${Math.random().toString(36).slice(2)}`, action, pending_safety_checks: [], status: "completed" } });
+      let shot = await member("screenshot", {});
+      // A shift-drag across the canvas: shift and the left button are down on every motion of it.
+      let mark = fixture.events().length;
+      const [from, to] = [toImage(shot.image, at(0.2, 0.5)), toImage(shot.image, at(0.8, 0.5))];
+      shot = await member("left_click_drag", { start_coordinate: [from.x, from.y], coordinate: [to.x, to.y], text: "shift" });
+      expect(shot.receipt.steps[0].cleanup).toMatchObject({ keys_released: true, buttons_released: true });
+      await fixture.waitFor((e: any) => e.event === "button" && e.control === "Canvas" && e.type === "release", 5000, mark);
+      const dragged = motions(mark).filter((e) => e.state & BUTTON1);
+      expect(dragged.length, JSON.stringify(motions(mark))).toBeGreaterThan(0);
+      for (const e of dragged) expect(e.state & SHIFT, JSON.stringify(e)).toBe(SHIFT);
+      // A hover afterwards: nothing held any more.
+      mark = fixture.events().length;
+      const hover = toImage(shot.image, at(0.5, 0.3));
+      await member("mouse_move", { coordinate: [hover.x, hover.y] });
+      const after = await fixture.waitFor((e: any) => e.event === "motion" && e.control === "Canvas", 5000, mark);
+      expect((after as any).state & (SHIFT | BUTTON1)).toBe(0);
+      // OpenAI: a move with ctrl held, a scroll with ctrl held, then a plain move: ctrl released each time.
+      shot = await computerCall({ type: "screenshot" });
+      mark = fixture.events().length;
+      const p1 = toImage(shot.image, at(0.6, 0.6));
+      await computerCall({ type: "move", x: p1.x, y: p1.y, keys: ["CTRL"] });
+      const held = await fixture.waitFor((e: any) => e.event === "motion" && e.control === "Canvas", 5000, mark);
+      expect((held as any).state & CONTROL).toBe(CONTROL);
+      const scrolled = await computerCall({ type: "scroll", x: p1.x, y: p1.y, scroll_x: 0, scroll_y: 100, keys: ["CTRL"] });
+      expect(scrolled.receipt.steps[0]).toMatchObject({ status: "completed", cleanup: { keys_released: true } });
+      mark = fixture.events().length;
+      const p2 = toImage(shot.image, at(0.3, 0.7));
+      await computerCall({ type: "move", x: p2.x, y: p2.y });
+      const released = await fixture.waitFor((e: any) => e.event === "motion" && e.control === "Canvas", 5000, mark);
+      expect((released as any).state & (CONTROL | SHIFT)).toBe(0);
+    } finally {
+      anthropic.close();
+      openai.close();
+      await fixture.stop();
+    }
+  });
 
   it("MCP server (SDK client over stdio)", async () => {
     const { fixture, mainWindow } = await freshFixture(desktop);
@@ -143,8 +206,8 @@ describeLive("one behaviour through every interface", () => {
     expect(records.mcp).toEqual(records.native ?? EXPECTED);
   });
 
-  it("all four left the same record", () => {
-    expect(Object.keys(records).sort()).toEqual(["anthropic", "mcp", "native", "openai"]);
+  it("all five left the same record", () => {
+    expect(Object.keys(records).sort()).toEqual(["anthropic", "anthropic-toolset", "mcp", "native", "openai"]);
     for (const r of Object.values(records)) expect(r).toEqual(EXPECTED);
   });
 });

@@ -9,7 +9,8 @@
 //!
 //! A request is {"op", "args", "deadline_ms"?, "cancel_after_ms"?}; ids are
 //! assigned here. With --parallel, "cancel_after_ms" sends a `cancel` frame
-//! for that request after so many ms.
+//! for that request after so many ms. An argument `@FILE` reads the request
+//! from FILE.
 //! DECKHAND_HELPER overrides the helper path (default: next to this binary's
 //! target dir, target/release/deckhand-helper-linux).
 
@@ -67,6 +68,13 @@ fn main() {
                 args.drain(i..i + 2);
             }
             _ => i += 1,
+        }
+    }
+    // `@FILE`: the request is read from FILE (a drag of 10,000 points does
+    // not fit in one argv string).
+    for a in args.iter_mut() {
+        if let Some(path) = a.strip_prefix('@') {
+            *a = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
         }
     }
     let helper = std::env::var("DECKHAND_HELPER").unwrap_or_else(|_| {

@@ -17,6 +17,9 @@ pub enum Code {
     Internal,
     /// (1.1) The keyboard focus is not on the window the input was meant for.
     FocusMismatch,
+    /// (1.1) A guard the orchestrator set refused an event (input.pointer_guard:
+    /// the point is not over the target's windows).
+    PolicyDenied,
 }
 
 impl Code {
@@ -33,6 +36,7 @@ impl Code {
             Code::Timeout => "TIMEOUT",
             Code::Internal => "INTERNAL",
             Code::FocusMismatch => "FOCUS_MISMATCH",
+            Code::PolicyDenied => "POLICY_DENIED",
         }
     }
 }

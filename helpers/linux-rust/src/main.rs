@@ -15,7 +15,7 @@ use ops::{send_frame, Ctx, Out};
 use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
-use wire::codec::{decode_body, encode_frame, read_frame, MAX_FRAME_BYTES};
+use wire::codec::{decode_body, encode_frame, peek_head, read_frame, FrameError, MAX_FRAME_BYTES};
 use wire::messages::{parse_incoming, Capability, Hello, HelperInfo, Incoming, Limits, CAPABILITY_KEYS, PROTOCOL};
 
 /// How each capability was verified. "live" = run by us against a real
@@ -37,7 +37,7 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
             Some(e) if e.composite.is_some() => live("Composite redirection of the window's frame"),
             _ => Capability { supported: false, verified: "live".into(), note: Some("no Composite extension".into()) },
         },
-        "screenshot.redact_secure" => live("password-text accessibles' extents blacked out"),
+        "screenshot.redact_secure" => live("every password-text accessible of the window (Collection.GetMatches, shown or not; the showing-tree search without Collection) blacked out where it touches the image"),
         "hit_test" => live("stacking order + Component.GetAccessibleAtPoint"),
         "action.click" => live("Action index 0 (click/press/activate/toggle)"),
         "action.set_value" => live("EditableText.SetTextContents or Value.CurrentValue, read back"),
@@ -60,6 +60,12 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
             Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
             None => no_x("no input"),
         },
+        "input.pointer_guard" => match ext {
+            Some(e) if e.xtest.is_some() => live("TranslateCoordinates(root) -> the topmost mapped root child at the point (the server's own hit test) -> its client (WM_STATE) before every motion, press, release and scroll notch; override-redirect windows only with the target's _NET_WM_PID"),
+            Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
+            None => no_x("no input"),
+        },
+        "focused_element" => live("org.a11y.atspi.Collection.GetMatches(state FOCUSED) on the application root (falls back to Cache.GetItems, then a bounded walk); not limited to showing nodes"),
         "set_accessibility" if session_bus => live("org.a11y.Status.IsEnabled via org.freedesktop.DBus.Properties.Set on the session bus"),
         "set_accessibility" => Capability { supported: false, verified: "live".into(), note: Some("no session D-Bus reachable at startup".into()) },
         "watch_user_input" => match ext {
@@ -151,6 +157,9 @@ pub fn debug() -> bool {
 
 enum Msg {
     Request { id: u64, op: String, deadline_ms: u64, args: rmpv::Value },
+    /// A request frame above the size limit, skipped unread: answered with
+    /// an error (its id and op were found in its first bytes).
+    Oversized { id: u64, op: String, len: usize },
     Eof,
     Malformed(String),
 }
@@ -172,6 +181,17 @@ fn run() -> i32 {
         loop {
             let msg = match read_frame(&mut input) {
                 Ok(None) => Msg::Eof,
+                Err(FrameError::Skipped { len, head }) => match peek_head(&head) {
+                    (Some(kind), Some(id), op) if kind == "request" => Msg::Oversized { id, op: op.unwrap_or_default(), len },
+                    (kind, id, _) => {
+                        // Nothing to answer (no request id before the big
+                        // value): the orchestrator's own timeout covers it.
+                        eprintln!(
+                            "deckhand-helper-linux: skipped a frame of {len} bytes (limit {MAX_FRAME_BYTES}; type {kind:?}, id {id:?}): no request id to answer"
+                        );
+                        continue;
+                    }
+                },
                 Err(e) => Msg::Malformed(e.to_string()),
                 Ok(Some(body)) => match decode_body(&body).map_err(|e| e.to_string()).and_then(|v| parse_incoming(&v)) {
                     Err(e) => Msg::Malformed(e),
@@ -184,7 +204,7 @@ fn run() -> i32 {
                     Ok(Incoming::Request { id, op, deadline_ms, args }) => Msg::Request { id, op, deadline_ms, args },
                 },
             };
-            let stop = !matches!(msg, Msg::Request { .. });
+            let stop = !matches!(msg, Msg::Request { .. } | Msg::Oversized { .. });
             if tx.send(msg).is_err() || stop {
                 return;
             }
@@ -224,6 +244,14 @@ fn run() -> i32 {
                         }
                     }));
                 }
+                Some(Msg::Oversized { id, op, len }) => {
+                    if !seen.insert(id) {
+                        eprintln!("deckhand-helper-linux: duplicate request id {id}: protocol breach");
+                        return 2;
+                    }
+                    eprintln!("deckhand-helper-linux: {op} #{id}: request frame of {len} bytes exceeds the limit of {MAX_FRAME_BYTES}: skipped, refused");
+                    send_frame(&ctx.out, &encode_frame(&ops::refuse_oversized(id, &op, len)));
+                }
                 Some(Msg::Malformed(e)) => {
                     eprintln!("deckhand-helper-linux: malformed frame: {e}; exiting with code 2");
                     return 2;
@@ -238,4 +266,26 @@ fn run() -> i32 {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every capability key of the contract has an answer of its own (none
+    /// falls through to "unsupported, unverified"), and the X-dependent ones
+    /// are unsupported without a display.
+    #[test]
+    fn every_capability_key_is_answered() {
+        let ext = x11::Extensions { composite: Some((0, 4)), shm: Some((1, 2)), xtest: Some((2, 2)), xinput: Some((2, 2)) };
+        for k in CAPABILITY_KEYS {
+            let c = capability(k, Some(ext), true);
+            assert!(c.supported, "{k} unsupported with every extension");
+            assert!(c.note.is_some() || *k == "permissions", "{k} has no note");
+        }
+        for k in ["input.pointer_guard", "input.focus_guard", "input.pointer", "input.keyboard"] {
+            assert!(!capability(k, None, true).supported, "{k} without X");
+        }
+        assert!(capability("focused_element", None, true).supported, "focused_element needs no X");
+    }
 }

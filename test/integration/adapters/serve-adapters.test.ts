@@ -270,3 +270,130 @@ describe("serve --adapter anthropic, and per request", () => {
     expect(native).toMatchObject({ ok: true, command: "list-apps" });
   });
 });
+
+// Issue 20: the adapters current with the SDKs (openai 6.x, @anthropic-ai/sdk with computer_toolset_20260801).
+const ts = (name: string, input: unknown, extra: Record<string, unknown> = {}) => ({
+  call: { type: "tool_use", id: `toolu_ts${++n}`, name, toolset_name: "computer", caller: { type: "direct" }, input, ...extra },
+});
+const nonWait = (sb: Sandbox) => sb.requests().filter((q) => q.op === "input").map((q) => (q.args.steps as any[]).filter((s: any) => s.kind !== "wait"));
+
+describe("serve --adapter openai: every SDK field", () => {
+  it("keys held during scroll, drag and move: key down, the pointer steps, key up, in one input with the focus guard", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"]);
+    await call(p, cc({ type: "screenshot" }));
+    for (const action of [
+      { type: "scroll", x: 100, y: 100, scroll_x: 0, scroll_y: 200, keys: ["CTRL"] },
+      { type: "drag", path: [{ x: 0, y: 0 }, { x: 10, y: 10 }], keys: ["SHIFT"] },
+      { type: "move", x: 5, y: 5, keys: ["ALT"] },
+    ]) {
+      const r = await call(p, cc(action));
+      expect(r.ok, `${action.type}: ${JSON.stringify(r.error)}`).toBe(true);
+    }
+    expect(nonWait(sb)).toEqual([
+      [{ kind: "key", key: "ctrl", down: true }, { kind: "scroll", x: 110, y: 120, dx: 0, dy: 2 }, { kind: "key", key: "ctrl", down: false }],
+      [
+        { kind: "key", key: "shift", down: true },
+        { kind: "move", x: 10, y: 20 },
+        { kind: "button", button: "left", down: true },
+        { kind: "move", x: 20, y: 30 },
+        { kind: "button", button: "left", down: false },
+        { kind: "key", key: "shift", down: false },
+      ],
+      [{ kind: "key", key: "alt", down: true }, { kind: "move", x: 15, y: 25 }, { kind: "key", key: "alt", down: false }],
+    ]);
+    // Keys go only to the target window: every one of these inputs carries the focus guard.
+    const inputs = sb.requests().filter((q) => q.op === "input");
+    for (const q of inputs) expect(q.args.focus, JSON.stringify(q.args.steps)).toMatchObject({ window_id: FIXTURE_WINDOW });
+    expect(inputs.map((q) => q.args.restore_pointer)).toEqual([true, true, false]); // a hover leaves the pointer
+  });
+
+  it("an incomplete computer_call is not run; an in_progress one is; fractional pixels are rounded through the map", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"]);
+    await call(p, cc({ type: "screenshot" }));
+    const incomplete = await call(p, cc({ type: "click", button: "left", x: 5, y: 5 }, { id: "cu_1", status: "incomplete" }));
+    expect(incomplete).toMatchObject({ ok: false, output: null, error: { code: "INVALID_ARGUMENTS", details: { field: "status" } } });
+    expect(mutations(sb.ops())).toEqual([]);
+    const frac = await call(p, cc({ type: "double_click", x: 99.6, y: 0.2, keys: null }, { id: "cu_2", status: "in_progress" }));
+    expect(frac.ok, JSON.stringify(frac.error)).toBe(true);
+    expect(frac.steps).toEqual([{ action: "click", x: 110, y: 20, button: "left", count: 2 }]);
+  });
+});
+
+describe("serve --adapter anthropic: the computer toolset (computer_toolset_20260801)", () => {
+  it("each action its own tool, its input without action; every tool_result carries toolset_name and the call's id", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app", "--allow-foreground"]);
+    const shot = await call(p, ts("screenshot", {}));
+    expect(shot.ok, JSON.stringify(shot.error)).toBe(true);
+    expect(shot.output).toMatchObject({ type: "tool_result", toolset_name: "computer", content: [{ type: "image", source: { type: "base64", media_type: "image/png" } }] });
+    expect(shot.output.tool_use_id).toMatch(/^toolu_ts/);
+    expect([pngFromBase64(shot.output.content[0].source.data).width, shot.image.height]).toEqual([800, 600]);
+    const click = await call(p, ts("left_click", { coordinate: [30, 30] }));
+    expect(click.ok, JSON.stringify(click.error)).toBe(true);
+    expect(click.steps).toEqual([{ action: "click", x: 40, y: 50, button: "left" }]);
+    expect(click.output.toolset_name).toBe("computer");
+    const scroll = await call(p, ts("scroll", { coordinate: [100, 100], scroll_direction: "down", scroll_amount: 1, text: "shift" }));
+    expect(scroll.ok, JSON.stringify(scroll.error)).toBe(true);
+    const key = await call(p, ts("key", { text: "Down", repeat: 3 }));
+    expect(key.ok, JSON.stringify(key.error)).toBe(true);
+    expect(nonWait(sb).slice(-2)).toEqual([
+      [{ kind: "key", key: "shift", down: true }, { kind: "scroll", x: 110, y: 120, dx: 0, dy: 1 }, { kind: "key", key: "shift", down: false }],
+      [{ kind: "tap", keys: ["Down"], repeat: 3 }],
+    ]);
+    const zoom = await call(p, ts("zoom", { region: [0, 0, 400, 300] }));
+    expect(zoom.ok, JSON.stringify(zoom.error)).toBe(true);
+    expect(zoom.output.toolset_name).toBe("computer");
+    // A refused call still answers its own tool_use, in its toolset.
+    const id = "toolu_refused";
+    const bad = await call(p, ts("left_click", { action: "left_click", coordinate: [1, 1] }, { id }));
+    expect(bad.error).toMatchObject({ code: "INVALID_ARGUMENTS", details: { field: "action" } });
+    expect(bad.output).toMatchObject({ type: "tool_result", tool_use_id: id, toolset_name: "computer", is_error: true });
+  });
+
+  it("the pointer deckhand left: cursor_position and clicks without a coordinate, refused while it is not known", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app", "--allow-foreground"]);
+    await call(p, ts("screenshot", {}));
+    for (const [name, input] of [["cursor_position", {}], ["left_click", {}]] as const) {
+      const r = await call(p, ts(name, input));
+      expect(r.error, name).toMatchObject({ code: "ACTION_UNSUPPORTED", details: { reason: "pointer-unknown" } });
+      expect(r.output).toMatchObject({ is_error: true, toolset_name: "computer" });
+    }
+    expect(mutations(sb.ops())).toEqual([]);
+    const move = await call(p, ts("mouse_move", { coordinate: [100, 200] }));
+    expect(move.steps).toEqual([{ action: "move", x: 110, y: 220 }]);
+    const where = await call(p, ts("cursor_position", {}));
+    expect(where.ok, JSON.stringify(where.error)).toBe(true);
+    expect(where.output).toEqual({ type: "tool_result", tool_use_id: where.output.tool_use_id, toolset_name: "computer", content: [{ type: "text", text: "X=100,Y=200" }] });
+    expect(where.pointer).toEqual({ x: 100, y: 200, screen: { x: 110, y: 220 } });
+    // A click restores the pointer: it is still where the move left it.
+    const dbl = await call(p, ts("double_click", { text: "ctrl" }));
+    expect(dbl.ok, JSON.stringify(dbl.error)).toBe(true);
+    expect(dbl.steps).toEqual([{ action: "click", x: 110, y: 220, button: "left", count: 2, modifiers: ["ctrl"] }]);
+    // The single tool answers the same way, without toolset_name.
+    const single = await call(p, tu({ action: "cursor_position" }));
+    expect(single.output).toEqual({ type: "tool_result", tool_use_id: single.output.tool_use_id, content: [{ type: "text", text: "X=100,Y=200" }] });
+    // A native command that may move the pointer: deckhand no longer claims to know where it is.
+    await call(p, { adapter: "native", command: "move", args: { app: "fixture-app", x: 50, y: 60 } });
+    const after = await call(p, ts("cursor_position", {}));
+    expect(after.error).toMatchObject({ code: "ACTION_UNSUPPORTED", details: { reason: "pointer-unknown" } });
+  });
+});
+
+describe("image caps on every side", () => {
+  it("--max-side and --max-pixels are honoured", async () => {
+    const sb = sandbox();
+    const side = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app", "--max-side", "500"]);
+    const a = await call(side, tu({ action: "screenshot" }));
+    const img = pngFromBase64(a.output.content[0].source.data);
+    expect([img.width, img.height]).toEqual([500, 375]);
+    expect(a.image.map).toMatchObject({ width: 500, height: 375, scaleX: 0.625, scaleY: 0.625 });
+    const area = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--max-pixels", "100000"]);
+    const b = await call(area, cc({ type: "screenshot" }));
+    const img2 = pngFromDataUrl(b.output.output.image_url);
+    expect([img2.width, img2.height]).toEqual([365, 273]);
+    expect(img2.width * img2.height).toBeLessThanOrEqual(100_000);
+  });
+});

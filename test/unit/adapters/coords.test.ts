@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
-import { fitSize, imageRegionToScreen, imageToScreen, makeMap, screenToImage, DEFAULT_MAX_WIDTH } from "../../../src/adapters/coords.ts";
+import { adapterFit, fitSize, imageRegionToScreen, imageToScreen, makeMap, screenToImage, vendorPointToScreen, DEFAULT_MAX_PIXELS, DEFAULT_MAX_SIDE, DEFAULT_MAX_WIDTH } from "../../../src/adapters/coords.ts";
 
 function code(fn: () => unknown): string | null {
   try {
@@ -119,5 +119,72 @@ describe("imageRegionToScreen (zoom)", () => {
     expect(code(() => imageRegionToScreen(m, [10, 10, 10, 20]))).toBe("INVALID_ARGUMENTS");
     expect(code(() => imageRegionToScreen(m, [0, 0, 10]))).toBe("INVALID_ARGUMENTS");
     expect(code(() => imageRegionToScreen(m, "0,0,10,10"))).toBe("INVALID_ARGUMENTS");
+  });
+});
+
+describe("adapterFit: images fit the vendors' limits on every side", () => {
+  it("defaults: 1440 wide, longest side 1568, 1.2 megapixels", () => {
+    expect([DEFAULT_MAX_SIDE, DEFAULT_MAX_PIXELS]).toEqual([1568, 1_200_000]);
+    expect(adapterFit()).toEqual({ maxWidth: 1440, maxSide: 1568, maxPixels: 1_200_000 });
+    expect(fitSize(1920, 1080, adapterFit())).toEqual({ width: 1440, height: 810 }); // within every cap
+    // A tall window: the width cap alone would hand Anthropic 1440x5000, which it would downsize behind the map's back.
+    expect(fitSize(1440, 5000, adapterFit())).toEqual({ width: 452, height: 1568 });
+    expect(fitSize(1000, 4000, adapterFit())).toEqual({ width: 392, height: 1568 });
+    // A square: the area cap.
+    expect(fitSize(1400, 1400, adapterFit())).toEqual({ width: 1095, height: 1095 });
+    expect(fitSize(800, 600, adapterFit())).toEqual({ width: 800, height: 600 }); // never enlarged
+  });
+
+  it("the caps are configurable", () => {
+    expect(fitSize(1920, 1080, adapterFit({ maxWidth: 1024 }))).toEqual({ width: 1024, height: 576 });
+    expect(fitSize(1000, 4000, adapterFit({ maxSide: 1000 }))).toEqual({ width: 250, height: 1000 });
+    expect(fitSize(1920, 1080, adapterFit({ maxPixels: 100_000 }))).toEqual({ width: 421, height: 237 });
+    expect(fitSize(3000, 3000, adapterFit({ maxWidth: 10000, maxSide: 10000, maxPixels: 100_000_000 }))).toEqual({ width: 3000, height: 3000 });
+  });
+
+  it("property: every cap holds, the aspect is kept, nothing is enlarged", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8000 }),
+        fc.integer({ min: 1, max: 8000 }),
+        fc.integer({ min: 16, max: 4000 }),
+        fc.integer({ min: 16, max: 4000 }),
+        fc.integer({ min: 256, max: 20_000_000 }),
+        (w, h, maxWidth, maxSide, maxPixels) => {
+          const s = fitSize(w, h, adapterFit({ maxWidth, maxSide, maxPixels }));
+          expect(s.width).toBeLessThanOrEqual(Math.max(maxWidth, 1));
+          expect(Math.max(s.width, s.height)).toBeLessThanOrEqual(maxSide);
+          expect(s.width * s.height).toBeLessThanOrEqual(maxPixels);
+          expect(s.width).toBeLessThanOrEqual(w);
+          expect(s.height).toBeLessThanOrEqual(h);
+          // Aspect: within a pixel of rounding on each side.
+          if (s.width > 1 && s.height > 1) expect(Math.abs(s.width / w - s.height / h)).toBeLessThanOrEqual(1 / s.width + 1 / s.height);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("vendorPointToScreen: fractional points are rounded through the map", () => {
+  const m = makeMap({ width: 1920, height: 1080, scale: 1, origin: { x: 100, y: 50 } }, { width: 1440, height: 810 });
+  it("agrees with imageToScreen on integers", () => {
+    for (const [x, y] of [[0, 0], [3, 3], [720, 405], [1439, 809]] as const) expect(vendorPointToScreen(m, x, y)).toEqual(imageToScreen(m, x, y));
+  });
+  it("maps the fraction before rounding, on the screen", () => {
+    // Image x 1.5 is screen (1.5 + 0.5) / 0.75 = 2.67 -> 2; image pixel 1 alone would be screen 2 as well, 2 is screen 3.
+    expect(vendorPointToScreen(m, 1.5, 1)).toEqual({ x: 102, y: 52 });
+    expect(vendorPointToScreen(m, 2.9, 0)).toEqual({ x: 104, y: 50 });
+    expect(vendorPointToScreen(m, 1439.4, 809.2)).toEqual({ x: 2019, y: 1129 });
+  });
+  it("is in bounds when the pixel it rounds to is", () => {
+    expect(vendorPointToScreen(m, -0.5, 0)).toEqual({ x: 100, y: 50 });
+    expect(code(() => vendorPointToScreen(m, -0.6, 0))).toBe("COORDINATE_OUT_OF_BOUNDS");
+    expect(code(() => vendorPointToScreen(m, 1439.5, 0))).toBe("COORDINATE_OUT_OF_BOUNDS");
+    expect(code(() => vendorPointToScreen(m, Number.NaN, 0))).toBe("INVALID_ARGUMENTS");
+    expect(code(() => vendorPointToScreen(m, "1", 0))).toBe("INVALID_ARGUMENTS");
+  });
+  it("zoom regions may be fractional too", () => {
+    expect(imageRegionToScreen(m, [0, 0, 1.5, 1.5])).toEqual({ x: 100, y: 50, width: 2, height: 2 });
   });
 });

@@ -6,61 +6,88 @@ import { join } from "node:path";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
 import { Program } from "../../../src/protocol/program.ts";
 import { translateOpenAICall, translateOpenAIAction, OPENAI_ACTIONS, OPENAI_BUTTONS, openaiOutput } from "../../../src/adapters/openai.ts";
-import { translateAnthropicCall, ANTHROPIC_ACTIONS, anthropicImageResult, anthropicErrorResult } from "../../../src/adapters/anthropic.ts";
+import { translateAnthropicCall, ANTHROPIC_ACTIONS, anthropicImageResult, anthropicErrorResult, anthropicCursorResult } from "../../../src/adapters/anthropic.ts";
 import { buildProgram, needsMap, toScreenSteps, type Translation } from "../../../src/adapters/translate.ts";
-import { makeMap } from "../../../src/adapters/coords.ts";
+import { makeMap, screenToImage } from "../../../src/adapters/coords.ts";
+import { COMPUTER_MEMBER_NAME_VALUES } from "@anthropic-ai/sdk/resources/messages/messages";
 
 const VENDOR = join(__dirname, "..", "..", "fixtures", "vendor");
-type Case = { name: string; call: unknown; steps?: unknown[]; screenshot?: boolean; zoom?: number[]; error?: string };
-const openai = JSON.parse(readFileSync(join(VENDOR, "openai.json"), "utf8")) as { cases: Case[]; safety_check_call: unknown; output_example: Record<string, unknown> };
-const anthropic = JSON.parse(readFileSync(join(VENDOR, "anthropic.json"), "utf8")) as { cases: Case[]; output_example: Record<string, unknown> };
+// `screen`: the steps after the map (and deckhand's pointer, for a click at it); `field`: the error's details.field;
+// `cursor`: answered by cursor_position; `why`: why an untyped case is not SDK-shaped.
+type Case = { name: string; call: unknown; steps?: unknown[]; screen?: unknown[]; screenshot?: boolean; zoom?: number[]; cursor?: boolean; error?: string; field?: string; why?: string };
+const openai = JSON.parse(readFileSync(join(VENDOR, "openai.json"), "utf8")) as { cases: Case[]; untyped_cases: Case[]; safety_check_call: unknown; output_example: Record<string, unknown> };
+const anthropic = JSON.parse(readFileSync(join(VENDOR, "anthropic.json"), "utf8")) as {
+  cases: Case[];
+  untyped_cases: Case[];
+  toolset_cases: Case[];
+  untyped_toolset_cases: Case[];
+  pointer: { x: number; y: number };
+  output_example: Record<string, unknown>;
+  toolset_output_example: Record<string, unknown>;
+  cursor_output_example: Record<string, unknown>;
+};
+const OPENAI_CASES = [...openai.cases, ...openai.untyped_cases];
+const ANTHROPIC_CASES = [...anthropic.cases, ...anthropic.untyped_cases, ...anthropic.toolset_cases, ...anthropic.untyped_toolset_cases];
 
-function codeOf(fn: () => unknown): string | null {
+function errorOf(fn: () => unknown): DeckhandError | null {
   try {
     fn();
     return null;
   } catch (err) {
-    if (err instanceof DeckhandError) return err.code;
+    if (err instanceof DeckhandError) return err;
     throw err;
   }
+}
+
+function codeOf(fn: () => unknown): string | null {
+  return errorOf(fn)?.code ?? null;
+}
+
+function expectError(fn: () => unknown, c: Case): void {
+  const e = errorOf(fn);
+  expect(e?.code).toBe(c.error);
+  if (c.field) expect(e?.details.field, "details.field names it").toBe(c.field);
 }
 
 function expectTranslation(t: Translation, c: Case): void {
   if (c.screenshot) expect(t).toEqual({ kind: "screenshot" });
   else if (c.zoom) expect(t).toEqual({ kind: "zoom", region: c.zoom });
+  else if (c.cursor) expect(t).toEqual({ kind: "cursor" });
   else expect(t).toEqual({ kind: "steps", steps: c.steps });
 }
 
-// A 1920x1080 screen at origin (100, 50) shown at 1440x810 (scale 0.75).
+// A 1920x1080 screen at origin (100, 50) shown at 1440x810 (scale 0.75); deckhand left the pointer at screen (500, 400).
 const MAP = makeMap({ width: 1920, height: 1080, scale: 1, origin: { x: 100, y: 50 } }, { width: 1440, height: 810 });
+const POINTER = anthropic.pointer;
 
-function programOf(t: Translation) {
+function programOf(t: Translation, c?: Case) {
   if (t.kind !== "steps") return null;
-  const program = buildProgram("fixture-app", 7, toScreenSteps(t.steps, MAP));
+  const program = buildProgram("fixture-app", 7, toScreenSteps(t.steps, MAP, POINTER));
   const parsed = Program.safeParse(program);
   expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  if (c?.screen) expect(program.steps).toEqual(c.screen);
   return program;
 }
 
 describe("OpenAI computer_call fixtures", () => {
-  for (const c of openai.cases) {
+  for (const c of OPENAI_CASES) {
     it(c.name, () => {
       if (c.error) {
-        expect(codeOf(() => translateOpenAICall(c.call, "fallback"))).toBe(c.error);
+        expectError(() => translateOpenAICall(c.call, "fallback"), c);
         return;
       }
       const r = translateOpenAICall(c.call, "fallback");
       expectTranslation(r.translation, c);
       const callId = (c.call as { call_id?: string }).call_id;
       expect(r.callId).toBe(callId ?? "fallback");
-      programOf(r.translation);
+      programOf(r.translation, c);
     });
   }
 
   it("covers every documented action type and button", () => {
     const used = new Set<string>();
     const buttons = new Set<string>();
-    for (const c of openai.cases) {
+    for (const c of OPENAI_CASES) {
       type A = { type: string; button?: string };
       const call = c.call as { action?: A; actions?: A[]; type: string };
       const list: A[] = call.action ? [call.action] : (call.actions ?? [call as A]);
@@ -99,27 +126,60 @@ describe("OpenAI computer_call fixtures", () => {
 });
 
 describe("Anthropic tool_use fixtures", () => {
-  for (const c of anthropic.cases) {
-    it(c.name, () => {
-      if (c.error) {
-        expect(codeOf(() => translateAnthropicCall(c.call, "fallback"))).toBe(c.error);
-        return;
+  for (const [group, list] of [
+    ["computer tool", [...anthropic.cases, ...anthropic.untyped_cases]],
+    ["computer toolset", [...anthropic.toolset_cases, ...anthropic.untyped_toolset_cases]],
+  ] as const) {
+    describe(group, () => {
+      for (const c of list) {
+        it(c.name, () => {
+          if (c.error) {
+            expectError(() => translateAnthropicCall(c.call, "fallback"), c);
+            return;
+          }
+          const r = translateAnthropicCall(c.call, "fallback");
+          expectTranslation(r.translation, c);
+          expect(r.toolUseId).toBe((c.call as { id?: string }).id ?? "fallback");
+          // A toolset member's tool_result must carry toolset_name; the single tool's carries none.
+          expect(r.toolsetName).toBe((c.call as { toolset_name?: string | null }).toolset_name ?? null);
+          programOf(r.translation, c);
+        });
       }
-      const r = translateAnthropicCall(c.call, "fallback");
-      expectTranslation(r.translation, c);
-      expect(r.toolUseId).toBe((c.call as { id?: string }).id ?? "fallback");
-      programOf(r.translation);
     });
   }
 
   it("covers every action of computer_20250124 and computer_20251124", () => {
-    const used = new Set(anthropic.cases.map((c) => ((c.call as { input?: { action: string }; action?: string }).input ?? (c.call as { action: string })).action));
+    const used = new Set([...anthropic.cases, ...anthropic.untyped_cases].map((c) => ((c.call as { input?: { action: string }; action?: string }).input ?? (c.call as { action: string })).action));
     for (const a of ANTHROPIC_ACTIONS) expect(used, a).toContain(a);
+  });
+
+  it("covers every member of computer_toolset_20260801, as the SDK lists them", () => {
+    const used = new Set(anthropic.toolset_cases.map((c) => (c.call as { name: string }).name));
+    expect([...COMPUTER_MEMBER_NAME_VALUES].sort()).toEqual([...ANTHROPIC_ACTIONS].sort());
+    for (const a of COMPUTER_MEMBER_NAME_VALUES) expect(used, a).toContain(a);
+  });
+
+  it("a click without a coordinate needs a pointer deckhand knows, inside the last screenshot", () => {
+    const t = translateAnthropicCall({ type: "tool_use", id: "t", name: "left_click", toolset_name: "computer", input: {} }, "f").translation;
+    if (t.kind !== "steps") throw new Error("steps expected");
+    const unknown = errorOf(() => toScreenSteps(t.steps, MAP, null));
+    expect(unknown?.code).toBe("ACTION_UNSUPPORTED");
+    expect(unknown?.details.reason).toBe("pointer-unknown");
+    expect(codeOf(() => toScreenSteps(t.steps, null, POINTER))).toBe("SCREENSHOT_REQUIRED");
+    const outside = errorOf(() => toScreenSteps(t.steps, MAP, { x: 99, y: 400 }));
+    expect(outside?.code).toBe("COORDINATE_OUT_OF_BOUNDS");
+    expect(outside?.details.reason).toBe("pointer-outside-screenshot");
   });
 
   it("the result blocks have the documented shape", () => {
     expect(anthropicImageResult("toolu_01A", "iVBORw0KGgo...")).toEqual(anthropic.output_example);
     expect(anthropicErrorResult("toolu_1", "COORDINATE_OUT_OF_BOUNDS: ...")).toEqual({ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: [{ type: "text", text: "COORDINATE_OUT_OF_BOUNDS: ..." }] });
+  });
+
+  it("a toolset member's result blocks carry toolset_name", () => {
+    expect(anthropicImageResult("toolu_ts20", "iVBORw0KGgo...", "computer")).toEqual(anthropic.toolset_output_example);
+    expect(anthropicCursorResult("toolu_ts05", screenToImage(MAP, POINTER.x, POINTER.y), "computer")).toEqual(anthropic.cursor_output_example);
+    expect(anthropicErrorResult("toolu_1", "X: y", "computer")).toEqual({ type: "tool_result", tool_use_id: "toolu_1", toolset_name: "computer", is_error: true, content: [{ type: "text", text: "X: y" }] });
   });
 });
 

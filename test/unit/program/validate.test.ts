@@ -42,3 +42,23 @@ describe("checkProgramShape", () => {
     expect(shape([{ action: "click", x: 1, y: 2 }, { action: "scroll", elementIndex: 3 }])).not.toThrow();
   });
 });
+
+describe("keys held during pointer input (scroll, drag, move modifiers)", () => {
+  const shape = (steps: unknown[]) => () => checkProgramShape({ app: "x", steps } as never);
+  it("are accepted through the one chord parser", () => {
+    expect(shape([{ action: "scroll", direction: "down", x: 1, y: 1, modifiers: ["ctrl"] }])).not.toThrow();
+    expect(shape([{ action: "scroll", direction: "down", modifiers: ["Shift"] }])).not.toThrow(); // where the pointer is
+    expect(shape([{ action: "drag", path: [{ x: 1, y: 1 }, { x: 2, y: 2 }], modifiers: ["ctrl", "shift"] }])).not.toThrow();
+    expect(shape([{ action: "move", x: 1, y: 1, modifiers: ["alt"] }])).not.toThrow();
+  });
+  it("a malformed chord, or modifiers on a scroll into view, are INVALID_ARGUMENTS naming the step", () => {
+    for (const step of [
+      { action: "scroll", direction: "down", x: 1, y: 1, modifiers: ["ctrl+"] },
+      { action: "drag", path: [{ x: 1, y: 1 }, { x: 2, y: 2 }], modifiers: [""] },
+      { action: "move", x: 1, y: 1, modifiers: ["ctrl+page up"] },
+      { action: "scroll", elementIndex: 3, modifiers: ["ctrl"] },
+    ]) {
+      expect(shape([{ action: "wait", ms: 1 }, step]), JSON.stringify(step)).toThrow(/^step 1 /);
+    }
+  });
+});

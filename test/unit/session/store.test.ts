@@ -93,7 +93,8 @@ describe("SnapshotStore", () => {
       utimesSync(p, old + i, old + i);
     }
     for (let i = 0; i < 35; i++) {
-      const p = join(root, "screenshots", `shot${i}.png`);
+      // Named as the screenshot command names its files: retention deletes deckhand's files only.
+      const p = join(root, "screenshots", `shot_${i.toString(36)}_abc123.png`);
       writeFileSync(p, "");
       utimesSync(p, old + i, old + i);
     }

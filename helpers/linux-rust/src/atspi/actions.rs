@@ -695,7 +695,7 @@ async fn climb_path(a: &A11y, bus: &str, frame: &str, cur: &str) -> Result<Optio
 
 /// Each level's position in its parent's GetChildren list, all lists read
 /// at once.
-async fn positions_in_children(a: &A11y, bus: &str, chain: &[String]) -> Result<Option<Vec<u32>>> {
+pub async fn positions_in_children(a: &A11y, bus: &str, chain: &[String]) -> Result<Option<Vec<u32>>> {
     let lists = join_all(chain[..chain.len() - 1].iter().map(|p| a.children(bus, p))).await;
     let mut path = Vec::new();
     for (i, l) in lists.into_iter().enumerate() {

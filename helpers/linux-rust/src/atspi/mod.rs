@@ -6,6 +6,7 @@
 pub mod actions;
 pub mod apps;
 pub mod cache;
+pub mod collection;
 pub mod tree;
 
 use crate::error::{Code, Error, Result};

@@ -109,6 +109,10 @@ fn input_receipt(delivery: Delivery, cleanup: Cleanup) -> Receipt {
 const INPUT_LATE: Duration = Duration::from_millis(150);
 
 pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> Response {
+    // The deadline runs from here, before decoding the steps (a drag of
+    // 100,000 points takes ~40 ms to decode): the orchestrator counts it
+    // from sending.
+    let (d, deadline) = deadline_of(deadline_ms);
     let nothing = Cleanup { keys_released: true, buttons_released: true, pointer_restored: None };
     let a: InputArgs = match decode_args(args) {
         Ok(a) => a,
@@ -120,7 +124,6 @@ pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
     if let Err(e) = input::validate(&a.steps) {
         return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing)));
     }
-    let (d, deadline) = deadline_of(deadline_ms);
     let total = a.steps.len() as u32;
     // The op runs on the input thread (blocking X calls and sleeps there do
     // not hold up other requests); it sees cancels through the shared set,
@@ -130,25 +133,48 @@ pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
     let started = Arc::new(AtomicBool::new(false));
     let (abandon_w, started_w) = (abandon.clone(), started.clone());
     let job = move |conn: &mut Option<X>| -> Result<input::Outcome> {
-        let stop = || abandon_w.load(Ordering::Relaxed) || cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false);
+        let stop = || {
+            abandon_w.load(Ordering::Relaxed)
+                || super::OUTPUT_CLOSED.load(Ordering::Relaxed)
+                || cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false)
+        };
         if stop() {
             // Cancelled or abandoned while queued behind another input.
             return Ok(input::Outcome::not_started(Error::new(Code::ActionFailed, "cancelled before step 0").with("cancelled", true)));
         }
         started_w.store(true, Ordering::Relaxed);
+        // Marks the input thread busy until this job ends (also by a panic):
+        // a helper whose stdout broke waits for that before exiting.
+        struct Busy;
+        impl Drop for Busy {
+            fn drop(&mut self) {
+                super::INPUT_BUSY.store(false, Ordering::Relaxed);
+            }
+        }
+        super::INPUT_BUSY.store(true, Ordering::Relaxed);
+        let _busy = Busy;
         if conn.is_none() {
             *conn = Some(X::connect()?);
         }
         let x = conn.as_mut().expect("connected above");
-        let o = input::run(x, &a.steps, a.restore_pointer, a.focus, deadline, &stop);
+        let o = input::run(x, &a.steps, a.restore_pointer, a.focus, a.pointer_guard.clone(), deadline, &stop);
         if o.error.as_ref().is_some_and(|e| e.message.starts_with("X connection")) {
             *conn = None; // reconnect for the next input
         }
         Ok(o)
     };
-    let o = match tokio::time::timeout(d + INPUT_LATE, ctx.input.run(job)).await {
+    let o = match tokio::time::timeout_at(tokio::time::Instant::from_std(deadline + INPUT_LATE), ctx.input.run(job)).await {
         Ok(Ok(Ok(o))) => o,
-        Ok(Ok(Err(e)) | Err(e)) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
+        // The input thread failed before sending anything (no X connection).
+        Ok(Ok(Err(e))) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
+        // The job panicked (a bug). If it had started, events may have been
+        // sent; the session's Drop released what it held, but nothing of that
+        // can be reported as certain.
+        Ok(Err(e)) if started.load(Ordering::Relaxed) => {
+            let unknown = Cleanup { keys_released: false, buttons_released: false, pointer_restored: None };
+            return Response::err(id, &e, Some(input_receipt(Delivery::Unknown, unknown)));
+        }
+        Ok(Err(e)) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
         Err(_) => {
             abandon.store(true, Ordering::Relaxed);
             let e = Error::timeout(format!("input did not finish within {} ms", d.as_millis()));

@@ -16,20 +16,44 @@ use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
-/// Write one frame; a broken stdout means the orchestrator is gone: exit.
+/// Set once stdout is broken (the orchestrator is gone): an input op in
+/// flight stops at its next checkpoint, as on a cancel.
+pub static OUTPUT_CLOSED: AtomicBool = AtomicBool::new(false);
+/// Whether an input op is running on the input thread (it may hold keys).
+pub static INPUT_BUSY: AtomicBool = AtomicBool::new(false);
+
+/// Longest the helper waits, once stdout broke, for an input op in flight to
+/// release what it holds before exiting.
+const EXIT_GRACE: Duration = Duration::from_millis(3000);
+
+/// Write one frame; a broken stdout means the orchestrator is gone: exit,
+/// but not under an input op that may hold keys or buttons (exiting does
+/// not release XTest presses): that op is stopped (OUTPUT_CLOSED), cleans
+/// up, then the helper exits (at most EXIT_GRACE later).
 pub fn send_frame(out: &Out, bytes: &[u8]) {
     let mut w = match out.lock() {
         Ok(w) => w,
         Err(p) => p.into_inner(),
     };
+    if OUTPUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
     if let Err(e) = write_frame(&mut *w, bytes) {
-        eprintln!("deckhand-helper-linux: cannot write to stdout ({e}); exiting");
-        std::process::exit(0);
+        OUTPUT_CLOSED.store(true, Ordering::Relaxed);
+        eprintln!("deckhand-helper-linux: cannot write to stdout ({e}); exiting once no input op holds keys");
+        let t0 = Instant::now();
+        let _ = std::thread::Builder::new().name("exit".into()).spawn(move || loop {
+            if !INPUT_BUSY.load(Ordering::Relaxed) || t0.elapsed() > EXIT_GRACE {
+                std::process::exit(0);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        });
     }
 }
 
@@ -120,6 +144,27 @@ pub async fn resolve_frame(ctx: &Ctx, a: &A11y, pid: u32, w: &WinInfo) -> Result
     Ok(e)
 }
 
+/// The answer to a request whose frame was above the size limit (skipped
+/// unread): INVALID_ARGUMENTS, with a receipt for the mutating ops (nothing
+/// was dispatched).
+pub fn refuse_oversized(id: u64, op: &str, len: usize) -> Response {
+    use crate::wire::messages::{Cleanup, Delivery, Route};
+    let max = crate::wire::codec::MAX_FRAME_BYTES;
+    let e = Error::invalid(format!("the request frame of {len} bytes exceeds max_frame_bytes ({max}): not read"))
+        .with("frame_bytes", len as i64)
+        .with("max_frame_bytes", max as i64);
+    let receipt = match op {
+        "element_action" => Some(Receipt::accessibility(Delivery::NotDispatched)),
+        "input" => Some(Receipt {
+            delivery: Delivery::NotDispatched,
+            route: Route::ForegroundInput,
+            cleanup: Cleanup { keys_released: true, buttons_released: true, pointer_restored: None },
+        }),
+        _ => None,
+    };
+    Response::err(id, &e, receipt)
+}
+
 /// Deadline of a request (0 means "none given": 10 s).
 pub fn deadline_of(deadline_ms: u64) -> (Duration, Instant) {
     let d = Duration::from_millis(if deadline_ms == 0 { 10_000 } else { deadline_ms });
@@ -162,6 +207,7 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         "element_action" => act::element_action(ctx, id, deadline_ms, &args).await,
         "input" => act::input(ctx, id, deadline_ms, &args).await,
         "set_accessibility" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| act::set_accessibility(a, dl)).await,
+        "focused_element" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| observe::focused_element(ctx, a, dl)).await,
         other => Response::err(
             id,
             &Error::new(Code::InvalidArguments, format!("unknown op {other:?}")).with("op", other),
@@ -218,6 +264,19 @@ mod tests {
         assert_eq!(r.id, 41);
         let result = r.result.unwrap();
         assert_eq!(result.as_map().unwrap()[0], (Value::from("watching"), Value::Boolean(false)));
+    }
+
+    #[test]
+    fn oversized_requests_are_refused_with_a_receipt_when_mutating() {
+        let r = refuse_oversized(5, "input", 20 << 20);
+        assert!(!r.ok);
+        let e = r.error.as_ref().unwrap();
+        assert_eq!(e.code, "INVALID_ARGUMENTS");
+        assert_eq!(e.details.as_ref().unwrap()["frame_bytes"], crate::error::Detail::Int(20 << 20));
+        let rc = r.receipt.unwrap();
+        assert_eq!((rc.delivery, rc.route), (crate::wire::messages::Delivery::NotDispatched, crate::wire::messages::Route::ForegroundInput));
+        assert_eq!(refuse_oversized(6, "element_action", 1).receipt.unwrap().route, crate::wire::messages::Route::Accessibility);
+        assert!(refuse_oversized(7, "get_tree", 1).receipt.is_none());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::{resolve_frame, Ctx};
 use crate::atspi::actions::{self, At};
 use crate::atspi::cache::FrameEntry;
-use crate::atspi::{self, apps, tree, within, A11y};
+use crate::atspi::{self, apps, collection, tree, within, A11y};
 use crate::error::{Code, Error, Result};
 use crate::procfs;
 use crate::wire::messages::*;
@@ -226,18 +226,52 @@ pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
     Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into() })
 }
 
+/// Most secure fields one window's Collection query returns. A window with
+/// this many also gets the showing-tree search, and both are blacked out.
+const MAX_SECURE_PER_WINDOW: i32 = 200;
+
+/// Longest the secure-field search of one window may take (within the
+/// request's deadline): a hung application fails the screenshot (closed).
+const SECURE_SEARCH_TIMEOUT: Duration = Duration::from_millis(2000);
+
 /// Secure-field rectangles of one window (empty when its app is not on the
-/// accessibility bus: nothing there can be known).
-async fn secure_rects_for(a: &A11y, pid: u32, title: &str, bounds: Rect) -> Result<Vec<Rect>> {
-    let bus = match apps::find_by_pid(a, pid).await {
-        Ok(b) => b,
-        Err(e) if e.code == Code::AppNotFound => return Ok(Vec::new()),
+/// accessibility bus: nothing there can be known). `bus`: the app's bus
+/// name when already looked up (None: not on the bus).
+///
+/// Collection.GetMatches(role password text) on the window's frame finds
+/// every one, also those the showing-only tree walk never reaches (GTK 3
+/// says a GtkViewport scrolled down by more than its height is not showing,
+/// so the walk prunes everything in it): each one's screen box
+/// (`collection::locate_secure`, which also places fields GTK gives no
+/// position) is blacked out wherever it touches the image (a box reaching
+/// outside the visible part of a scrolled pane over-redacts, never under).
+/// Without Collection: the showing-tree search (`tree::secure_bounds`).
+async fn secure_rects_for(a: &A11y, bus: Option<&str>, title: &str, bounds: Rect) -> Result<Vec<Rect>> {
+    let Some(bus) = bus else { return Ok(Vec::new()) };
+    let cands = tree::frame_candidates(a, bus, None).await?;
+    let frame = match tree::match_frame(a, bus, &cands, title, bounds).await {
+        Ok(f) => f,
+        Err(e) if e.code == Code::WindowNotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
-    match tree::secure_bounds(a, &bus, title, bounds).await {
-        Ok(r) => Ok(r),
-        Err(e) if e.code == Code::WindowNotFound => Ok(Vec::new()),
-        Err(e) => Err(e),
+    let via_tree = || async {
+        match tree::secure_bounds(a, bus, title, bounds).await {
+            Ok(r) => Ok(r),
+            Err(e) if e.code == Code::WindowNotFound => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    };
+    match collection::secure_rects(a, bus, &frame, MAX_SECURE_PER_WINDOW).await? {
+        Some((mut rects, found)) => {
+            if found >= MAX_SECURE_PER_WINDOW as usize {
+                rects.extend(via_tree().await?);
+            }
+            if crate::debug() {
+                eprintln!("deckhand-helper-linux: redact_secure {title:?}: {found} password fields via Collection, {} rects {rects:?}", rects.len());
+            }
+            Ok(rects)
+        }
+        None => via_tree().await,
     }
 }
 
@@ -262,7 +296,19 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         let mut rects = Vec::new();
         if let Some(a) = &a11y {
             let a = a.as_ref().map_err(|e| e.clone().recode(Code::ScreenshotFailed))?;
-            let futs = targets.iter().filter_map(|w| w.pid.map(|p| secure_rects_for(a, p, &w.title, w.bounds)));
+            // The applications on the bus, by pid: one registry listing for
+            // every window (window_id 0 asks for all of them).
+            let t = SECURE_SEARCH_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
+            let buses: HashMap<u32, String> = within(t, "the accessibility registry", apps::list(a, false))
+                .await?
+                .into_iter()
+                .filter_map(|e| e.pid.map(|p| (p, e.bus)))
+                .collect();
+            let futs = targets.iter().filter_map(|w| {
+                let bus = buses.get(&w.pid?).map(String::as_str);
+                let t = SECURE_SEARCH_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
+                Some(within(t, "the secure-field search", secure_rects_for(a, bus, &w.title, w.bounds)))
+            });
             for r in futures_util::future::join_all(futs).await {
                 rects.extend(r.map_err(|e| {
                     let m = format!("cannot find the secure fields to redact: {}", e.message);
@@ -331,6 +377,91 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         method: img.method,
         redacted,
     })
+}
+
+/// Longest a focused_element query may take (within the request's deadline).
+const FOCUS_QUERY_TIMEOUT: Duration = Duration::from_millis(2000);
+
+/// focused_element: the accessible of app `pid` holding the keyboard focus,
+/// read live in one bounded query (Collection.GetMatches(state focused) on
+/// the application root; see `collection::focused_objects` for the
+/// fallbacks), not from the showing-only tree: a focused password field
+/// scrolled out of view is found too. All the app's windows are searched,
+/// active or not. Several candidates (a toolkit that leaves a stale focused
+/// state): the one in the active frame, else the first in tree order.
+pub async fn focused_element(ctx: &Ctx, args: FocusedElementArgs, deadline: Instant) -> Result<FocusedElementResult> {
+    let t = FOCUS_QUERY_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
+    let until = Instant::now() + t;
+    let a = ctx.a11y().await?;
+    let found = within(t, "the focused_element query", async {
+        let bus = apps::find_by_pid(&a, args.pid).await?;
+        let (objs, source) = collection::focused_objects(&a, &bus, until).await?;
+        if objs.is_empty() {
+            return Ok(None);
+        }
+        // Each candidate's chain up to its frame, and each frame's states.
+        let chains = futures_util::future::join_all(objs.iter().map(|o| collection::chain_to_frame(&a, &bus, o))).await;
+        let active_bit = collection::state_bit(::atspi::State::Active);
+        let frame_states = futures_util::future::join_all(chains.iter().map(|c| async {
+            match c.as_ref().and_then(|c| c.first()) {
+                Some(f) => a.call::<_, Vec<u32>>(&bus, f, atspi::I_ACCESSIBLE, "GetState", &()).await.map(|w| tree::states_from_words(&w)).unwrap_or(0),
+                None => 0,
+            }
+        }))
+        .await;
+        let pick = frame_states.iter().position(|s| s & active_bit != 0).unwrap_or(0);
+        let obj = objs[pick].clone();
+        let chain = chains[pick].clone();
+        // The path from the frame: each level's position in its parent's
+        // GetChildren list (what get_tree's paths are).
+        let path = match &chain {
+            Some(c) if c.len() > 1 => actions::positions_in_children(&a, &bus, c).await.ok().flatten(),
+            Some(_) => Some(Vec::new()), // the frame itself is focused
+            None => None,
+        };
+        let parent = chain.as_ref().and_then(|c| c.len().checked_sub(2).map(|i| c[i].clone())).unwrap_or_default();
+        let index = path.as_ref().and_then(|p| p.last().copied()).unwrap_or(0) as i32;
+        let (item, identifier) = tree::describe_with_id(&a, &bus, &obj, &parent, index).await?;
+        // Bounds, actions (and the value, never for a secure field: read_value
+        // refuses, wire_node drops it) as get_tree's nodes have them.
+        let mut details = tree::fetch_details(&a, &bus, &[&item]).await.pop().unwrap_or_default();
+        details.identifier = identifier;
+        // Path unknown (the climb did not reach the application root, or a
+        // level was not in its parent's children): [] as for the frame. The
+        // orchestrator reads only secure, role, states, name and bounds here.
+        let node = tree::wire_node(path.unwrap_or_default(), &item, details);
+        if crate::debug() {
+            eprintln!("deckhand-helper-linux: focused_element pid {}: {} candidates via {source:?}", args.pid, objs.len());
+        }
+        Ok::<_, Error>(Some((bus, chain.and_then(|c| c.first().cloned()), node)))
+    })
+    .await?;
+    let Some((bus, frame, node)) = found else {
+        return Ok(FocusedElementResult { window_id: None, node: None });
+    };
+    // The X window of the frame: the pid's window that resolve_frame would
+    // match to this frame (title, ties by extents).
+    let window_id = match frame {
+        None => None,
+        Some(frame) => {
+            let wins = ctx.with_x(|x| windows::list_windows(x, Some(args.pid))).unwrap_or_default();
+            let rest = deadline.saturating_duration_since(Instant::now()).min(Duration::from_millis(500));
+            within(rest, "matching the frame to a window", async {
+                let cands = tree::frame_candidates(&a, &bus, None).await?;
+                for w in &wins {
+                    if let Ok(f) = tree::match_frame(&a, &bus, &cands, &w.title, w.bounds).await {
+                        if f == frame {
+                            return Ok(Some(w.window_id));
+                        }
+                    }
+                }
+                Ok(None)
+            })
+            .await
+            .unwrap_or(None)
+        }
+    };
+    Ok(FocusedElementResult { window_id, node: Some(node) })
 }
 
 pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {

@@ -32,6 +32,8 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "input.pointer",
     "input.keyboard",
     "input.focus_guard",
+    "input.pointer_guard",
+    "focused_element",
     "watch_user_input",
     "set_accessibility",
 ];
@@ -418,6 +420,19 @@ pub struct InputArgs {
     /// dialog of it, same pid) holds the X input focus. Absent/nil: no guard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<FocusGuard>,
+    /// (1.1) Every pointer event is sent only while the topmost window at its
+    /// point (a window manager frame counting as its client) is one of
+    /// `windows`, or an override-redirect window (menu, tooltip) of `pid`.
+    /// Absent/nil: no guard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pointer_guard: Option<PointerGuard>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct PointerGuard {
+    pub pid: u32,
+    /// Top-level client window ids (what list_windows reports).
+    pub windows: Vec<u32>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -427,6 +442,11 @@ pub struct FocusGuard {
     /// Ask the window manager to activate the window (_NET_ACTIVE_WINDOW)
     /// when it is not focused at the first check.
     pub activate: bool,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct FocusedElementArgs {
+    pub pid: u32,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -505,6 +525,14 @@ pub struct InputResult {
     /// guard ran.
     #[serde(default)]
     pub focus_window: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct FocusedElementResult {
+    /// The X window of the focused node's frame; nil when unknown.
+    pub window_id: Option<u32>,
+    /// The accessible holding the keyboard focus; nil when the app has none.
+    pub node: Option<WireNode>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -626,6 +654,37 @@ mod tests {
         let r = to_value(&InputResult { steps_completed: 1, chars_sent: 0, focus_window: None });
         let keys: Vec<_> = r.as_map().unwrap().iter().map(|(k, _)| k.as_str().unwrap().to_string()).collect();
         assert_eq!(keys, ["steps_completed", "chars_sent", "focus_window"]);
+    }
+
+    #[test]
+    fn input_pointer_guard_is_optional_and_nullable() {
+        let steps = Value::Array(vec![map(vec![("kind", "move".into()), ("x", 1.into()), ("y", 2.into())])]);
+        let base = |extra: Vec<(&str, Value)>| {
+            let mut e = vec![("steps", steps.clone()), ("restore_pointer", true.into())];
+            e.extend(extra);
+            map(e)
+        };
+        assert_eq!(decode_args::<InputArgs>(&base(vec![])).unwrap().pointer_guard, None);
+        assert_eq!(decode_args::<InputArgs>(&base(vec![("pointer_guard", Value::Nil)])).unwrap().pointer_guard, None);
+        let g = map(vec![("pid", 4242.into()), ("windows", Value::Array(vec![2097153.into(), 2097160.into()])), ("later", true.into())]);
+        let a = decode_args::<InputArgs>(&base(vec![("pointer_guard", g)])).unwrap();
+        assert_eq!(a.pointer_guard, Some(PointerGuard { pid: 4242, windows: vec![2097153, 2097160] }));
+        let empty = map(vec![("pid", 1.into()), ("windows", Value::Array(vec![]))]);
+        assert_eq!(decode_args::<InputArgs>(&base(vec![("pointer_guard", empty)])).unwrap().pointer_guard.unwrap().windows, Vec::<u32>::new());
+        let missing = map(vec![("pid", 1.into())]);
+        assert!(decode_args::<InputArgs>(&base(vec![("pointer_guard", missing)])).is_err(), "a guard needs its window list");
+        let negative = map(vec![("pid", 1.into()), ("windows", Value::Array(vec![(-1).into()]))]);
+        assert!(decode_args::<InputArgs>(&base(vec![("pointer_guard", negative)])).is_err());
+    }
+
+    #[test]
+    fn focused_element_shapes() {
+        let a: FocusedElementArgs = decode_args(&map(vec![("pid", 7.into())])).unwrap();
+        assert_eq!(a.pid, 7);
+        assert!(decode_args::<FocusedElementArgs>(&map(vec![])).is_err());
+        // No focused node: both fields are written, as nil.
+        let r = to_value(&FocusedElementResult { window_id: None, node: None });
+        assert_eq!(r.as_map().unwrap().as_slice(), [(Value::from("window_id"), Value::Nil), (Value::from("node"), Value::Nil)]);
     }
 
     #[test]

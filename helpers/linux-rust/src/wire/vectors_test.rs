@@ -98,6 +98,7 @@ fn args_roundtrip(op: &str, args: &Value) -> Value {
         "input" => roundtrip::<InputArgs>(args, op),
         "watch_user_input" => roundtrip::<WatchArgs>(args, op),
         "set_accessibility" => roundtrip::<SetAccessibilityArgs>(args, op),
+        "focused_element" => roundtrip::<FocusedElementArgs>(args, op),
         other => panic!("vector for unknown op {other}"),
     }
 }
@@ -114,6 +115,7 @@ fn result_roundtrip(op: &str, r: &Value) -> Value {
         "input" => roundtrip::<InputResult>(r, op),
         "watch_user_input" => roundtrip::<WatchResult>(r, op),
         "set_accessibility" => roundtrip::<SetAccessibilityResult>(r, op),
+        "focused_element" => roundtrip::<FocusedElementResult>(r, op),
         other => panic!("vector for unknown op {other}"),
     }
 }

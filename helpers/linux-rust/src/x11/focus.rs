@@ -82,7 +82,9 @@ pub fn client_of(x: &X, win: u32) -> Result<u32> {
     Ok(client_below(x, frame, 3)?.unwrap_or(frame))
 }
 
-fn client_below(x: &X, win: u32, depth: u32) -> Result<Option<u32>> {
+/// The client window (with `WM_STATE`) below a WM frame, searching `depth`
+/// levels: the topmost child with it, else the first found deeper.
+pub fn client_below(x: &X, win: u32, depth: u32) -> Result<Option<u32>> {
     if depth == 0 {
         return Ok(None);
     }
@@ -97,10 +99,8 @@ fn client_below(x: &X, win: u32, depth: u32) -> Result<Option<u32>> {
         .collect::<std::result::Result<Vec<_>, _>>()?;
     let with_state: Vec<bool> = cookies.into_iter().map(|c| c.reply().map(|r| r.type_ != 0).unwrap_or(false)).collect();
     // Top-most child first (query_tree lists bottom to top).
-    for (c, has) in children.iter().zip(&with_state).rev() {
-        if *has {
-            return Ok(Some(*c));
-        }
+    if let Some(c) = super::pointer::topmost_with_state(&children, &with_state) {
+        return Ok(Some(c));
     }
     for &c in children.iter().rev() {
         if let Some(found) = client_below(x, c, depth - 1)? {

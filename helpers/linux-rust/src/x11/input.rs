@@ -1,6 +1,9 @@
 //! Foreground input through XTest. Every key and button pressed is tracked
-//! and released at the end, even when a step fails; the pointer is put back
-//! when asked; the server is synced before returning.
+//! and released at the end, even when a step fails (and by the session's
+//! Drop should a step panic); the pointer is put back when asked; the
+//! server is synced before returning. Two optional guards: the focus guard
+//! (`focus`) before keyboard sends, the pointer guard (`pointer`) before
+//! every pointer event.
 //!
 //! This runs on the input worker thread (blocking calls and sleeps are fine
 //! here, they do not hold up other requests). Sleeps that can be long (wait
@@ -9,9 +12,10 @@
 
 use super::focus;
 use super::keys::{self, Keymap};
+use super::pointer;
 use super::X;
 use crate::error::{Code, Error, Result};
-use crate::wire::messages::{Cleanup, FocusGuard, InputStep};
+use crate::wire::messages::{Cleanup, FocusGuard, InputStep, PointerGuard};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt as _, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, MOTION_NOTIFY_EVENT};
@@ -92,6 +96,9 @@ struct Session<'a> {
     /// Whether the guard has checked once (activation only at the first check).
     guard_checked: bool,
     focus_window: Option<u32>,
+    /// The pointer guard (None: pointer events are not checked).
+    pointer_guard: Option<PointerGuard>,
+    pointer_cache: pointer::Cache,
     chars_sent: u32,
     keymap: Keymap,
     held_keys: Vec<u8>,
@@ -230,6 +237,29 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
+    /// The pointer guard, before a pointer event at (px, py): the topmost
+    /// window there must be the target's (see `pointer`).
+    fn check_point(&mut self, px: i32, py: i32) -> Result<()> {
+        let Some(g) = &self.pointer_guard else { return Ok(()) };
+        let hit = pointer::hit_at(self.x, px, py, &mut self.pointer_cache)?;
+        if pointer::accepts(&hit, g) {
+            Ok(())
+        } else {
+            Err(hit.refusal(px, py))
+        }
+    }
+
+    /// The pointer guard for an event at the pointer's current position
+    /// (button steps, clicks' presses, scroll notches): asked of the server,
+    /// since the user may have moved it.
+    fn check_here(&mut self) -> Result<()> {
+        if self.pointer_guard.is_none() {
+            return Ok(());
+        }
+        let (px, py) = pointer::position(self.x)?;
+        self.check_point(px, py)
+    }
+
     /// The focus guard, before every keyboard-affecting send (key down, each
     /// tap repeat, each chunk of typed text). At the first check of the op,
     /// and only then, a window that is not focused may be activated; later
@@ -269,8 +299,12 @@ impl<'a> Session<'a> {
             _ => {}
         }
         match step {
-            InputStep::Move { x, y } => self.motion(*x, *y),
+            InputStep::Move { x, y } => {
+                self.check_point(*x, *y)?;
+                self.motion(*x, *y)
+            }
             InputStep::Button { button, down } => {
+                self.check_here()?;
                 if *down {
                     self.button_down(button.x_button())
                 } else {
@@ -283,12 +317,17 @@ impl<'a> Session<'a> {
                     let ks = keys::key_to_keysym(m)?;
                     mods.push(self.plan(ks)?.keycode);
                 }
+                // Guarded: checked before the motion, and before each press
+                // at the pointer's position then (the release goes where
+                // the press went: the server's implicit grab).
+                self.check_point(*x, *y)?;
                 self.motion(*x, *y)?;
                 for &m in &mods {
                     self.key_down(m)?;
                 }
                 let b = button.x_button();
                 for _ in 0..(*count).clamp(1, 3) {
+                    self.check_here()?;
                     self.button_down(b)?;
                     self.button_up(b)?;
                 }
@@ -366,16 +405,18 @@ impl<'a> Session<'a> {
             }
             InputStep::Scroll { x, y, dx, dy } => {
                 if let (Some(x), Some(y)) = (x, y) {
+                    self.check_point(*x, *y)?;
                     self.motion(*x, *y)?;
                 }
+                // Each notch is a press + release of button 4-7, checked
+                // (with the guard) before the press, at the pointer's position.
                 let (vb, hb) = (if *dy > 0 { 5 } else { 4 }, if *dx > 0 { 7 } else { 6 });
-                for _ in 0..dy.unsigned_abs().min(1000) {
-                    self.button_down(vb)?;
-                    self.button_up(vb)?;
-                }
-                for _ in 0..dx.unsigned_abs().min(1000) {
-                    self.button_down(hb)?;
-                    self.button_up(hb)?;
+                let notches = std::iter::repeat_n(vb, dy.unsigned_abs().min(1000) as usize).chain(std::iter::repeat_n(hb, dx.unsigned_abs().min(1000) as usize));
+                for b in notches {
+                    self.checkpoint("a scroll")?;
+                    self.check_here()?;
+                    self.button_down(b)?;
+                    self.button_up(b)?;
                 }
                 Ok(())
             }
@@ -392,6 +433,36 @@ impl<'a> Session<'a> {
             }
         }
     }
+}
+
+/// A step that panicked (a bug) unwinds through here: whatever is still
+/// held is released and the keymap restored, as `run`'s cleanup would have
+/// (which empties these lists, so normally this does nothing).
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if self.held_keys.is_empty() && self.held_buttons.is_empty() && self.remapped.is_empty() {
+            return;
+        }
+        while let Some(kc) = self.held_keys.pop() {
+            let _ = self.fake(KEY_RELEASE_EVENT, kc, 0, 0);
+        }
+        while let Some(b) = self.held_buttons.pop() {
+            let _ = self.fake(BUTTON_RELEASE_EVENT, b, 0, 0);
+        }
+        let per = self.keymap.per_keycode.max(1);
+        for kc in std::mem::take(&mut self.remapped) {
+            let _ = self.x.conn.change_keyboard_mapping(1, kc, per, &vec![0u32; per as usize]);
+        }
+        let _ = self.x.sync();
+    }
+}
+
+/// Debug switch DECKHAND_DEBUG_PANIC_AT_STEP=N: panic before step N, to
+/// check live that a bug in a step still releases what the op holds (the
+/// Session's Drop) and that the worker survives.
+fn debug_panic_at() -> Option<usize> {
+    static AT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    *AT.get_or_init(|| std::env::var("DECKHAND_DEBUG_PANIC_AT_STEP").ok().and_then(|v| v.parse().ok()))
 }
 
 /// Check every key name before anything is sent (INVALID_ARGUMENTS otherwise).
@@ -430,6 +501,7 @@ pub fn run(
     steps: &[InputStep],
     restore_pointer: bool,
     guard: Option<FocusGuard>,
+    pointer_guard: Option<PointerGuard>,
     deadline: Instant,
     cancelled: &dyn Fn() -> bool,
 ) -> Outcome {
@@ -458,6 +530,8 @@ pub fn run(
         guard,
         guard_checked: false,
         focus_window: None,
+        pointer_guard,
+        pointer_cache: pointer::Cache::default(),
         chars_sent: 0,
         keymap,
         held_keys: Vec::new(),
@@ -479,6 +553,9 @@ pub fn run(
         if Instant::now() >= deadline {
             error = Some(Error::timeout(format!("deadline reached before step {i}")).with("step", i as i64));
             break;
+        }
+        if debug_panic_at() == Some(i) {
+            panic!("DECKHAND_DEBUG_PANIC_AT_STEP={i}: deliberate panic (checks that held keys and buttons are released)");
         }
         match s.step(step).and_then(|_| s.x.conn.flush().map_err(Error::from)) {
             Ok(()) => completed += 1,

@@ -5,6 +5,7 @@ pub mod capture;
 pub mod focus;
 pub mod input;
 pub mod keys;
+pub mod pointer;
 pub mod watch;
 pub mod windows;
 
