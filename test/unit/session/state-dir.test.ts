@@ -2,41 +2,15 @@
 // replaced by a symlink is refused (INTERNAL, details.reason
 // "state-dir-symlink") and nothing is read, written or deleted through it;
 // retention deletes only regular files named as deckhand names them.
-import { afterAll, describe, expect, it } from "vitest";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { existsSync, lstatSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SnapshotStore, STORE_FILE_NAMES } from "../../../src/session/store.ts";
-import { newSnapshotId, type Snapshot } from "../../../src/session/snapshot.ts";
+import { newSnapshotId } from "../../../src/session/snapshot.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
+import { snap, tempDirs } from "./fixtures.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), "deckhand-statedir-"));
-  dirs.push(d);
-  return d;
-}
-
-function snap(targetKey = "exe:/usr/bin/a"): Snapshot {
-  const now = Date.now();
-  return {
-    snapshotId: newSnapshotId(),
-    targetKey,
-    windowKey: `${targetKey}#1`,
-    app: { pid: 1, startTime: 5, name: "a", executable: "/usr/bin/a", desktopId: null },
-    window: { windowId: 1, title: "w", bounds: { x: 0, y: 0, width: 1, height: 1 } },
-    capturedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + 60_000).toISOString(),
-    treeText: "",
-    elementCount: 0,
-    truncated: false,
-    elements: [],
-    screenshot: null,
-  } as Snapshot;
-}
+const tmp = tempDirs("deckhand-statedir-");
 
 const OLD = Date.now() / 1000 - 100_000;
 function oldFile(path: string, age: number, data = ""): void {

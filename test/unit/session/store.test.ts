@@ -1,39 +1,12 @@
 // The durable snapshot store: atomic 0600 files, a latest pointer per app that
 // another process sees, bounded retention.
-import { afterAll, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SnapshotStore, writeFileAtomic } from "../../../src/session/store.ts";
-import { newSnapshotId, type Snapshot } from "../../../src/session/snapshot.ts";
+import { snap, tempDirs } from "./fixtures.ts";
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tmp(): string {
-  const d = mkdtempSync(join(tmpdir(), "deckhand-store-"));
-  dirs.push(d);
-  return d;
-}
-
-function snap(targetKey = "exe:/usr/bin/a"): Snapshot {
-  const now = Date.now();
-  return {
-    snapshotId: newSnapshotId(),
-    targetKey,
-    windowKey: `${targetKey}#1`,
-    app: { pid: 1, startTime: 5, name: "a", executable: "/usr/bin/a", desktopId: null },
-    window: { windowId: 1, title: "w", bounds: { x: 0, y: 0, width: 1, height: 1 } },
-    capturedAt: new Date(now).toISOString(),
-    expiresAt: new Date(now + 60_000).toISOString(),
-    treeText: "",
-    elementCount: 0,
-    truncated: false,
-    elements: [],
-    screenshot: null,
-  };
-}
+const tmp = tempDirs("deckhand-store-");
 
 describe("SnapshotStore", () => {
   it("save: 0600 files in 0700 dirs, no temp files left", () => {
