@@ -34,6 +34,8 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   watch_user_input: 5_000,
   set_accessibility: 5_000,
   focused_element: 5_000,
+  // The settle wait is bounded by its own max_ms (at most 10 s); this leaves room.
+  settle: 12_000,
 };
 
 /** Input step kinds that move or press the pointer, and those that press keys. */

@@ -30,6 +30,8 @@ export const ERROR_CODES = Object.freeze([
   "COORDINATE_OUT_OF_BOUNDS",
   "FOCUS_MISMATCH",
   "HELPER_ERROR",
+  "VERIFICATION_FAILED",
+  "APP_EXITED",
 ] as const);
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -80,4 +82,7 @@ export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   FOCUS_MISMATCH:
     "Another window holds keyboard focus, so no keys were sent (or sending stopped). Activate the target (`deckhand activate`, or the operator's --allow-foreground lets deckhand do it) and re-observe before retrying.",
   HELPER_ERROR: "The helper reported an error this deckhand does not know (details.helperCode); it may be newer than deckhand. Re-observe before retrying.",
+  VERIFICATION_FAILED:
+    "The action was sent (details.delivery) but reading the element back shows it did not take effect. Re-observe; with the operator's --allow-foreground, set-value falls back to focus + select-all + typing.",
+  APP_EXITED: "The target app exited (or left the accessibility bus) during the request; details.delivery says whether anything was sent. Restart the app and observe it again.",
 };

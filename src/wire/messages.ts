@@ -10,7 +10,11 @@ import { z } from "zod";
 // 1.1: input.focus (focus guard), input.pointer_guard, set_accessibility,
 // focused_element, permission `advisory`, FOCUS_MISMATCH, POLICY_DENIED from a
 // guard. A 1.0 helper lacks the capabilities and is refused those features.
-export const PROTOCOL_VERSION = [1, 1] as const;
+// 1.2: settle (wait for an app's accessibility events to quiesce), popup
+// windows (override-redirect menus, combo lists, tooltips) in list_windows and
+// composited into a window screenshot, element_action's native_action,
+// get_tree's calls count, list_apps' toolkit, VERIFICATION_FAILED and APP_EXITED.
+export const PROTOCOL_VERSION = [1, 2] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -35,6 +39,10 @@ export const HELPER_ERROR_CODES = Object.freeze([
   "FOCUS_MISMATCH",
   // A guard the orchestrator set (input.pointer_guard) refused an event.
   "POLICY_DENIED",
+  // 1.2: a mutation was sent but its read-back disagrees (delivery submitted).
+  "VERIFICATION_FAILED",
+  // 1.2: the target process exited (or left the accessibility bus) mid-request.
+  "APP_EXITED",
 ] as const);
 
 // Any string: a code this orchestrator does not know (a newer helper's) is
@@ -81,6 +89,8 @@ export const CAPABILITY_KEYS = Object.freeze([
   "focused_element",
   "watch_user_input",
   "set_accessibility",
+  "settle",
+  "screenshot.popups",
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
 
@@ -171,6 +181,13 @@ export const WireApp = z.object({
   /** Process start witness (Linux: /proc/PID/stat starttime in clock ticks). */
   start_time: uint.nullable(),
   window_count: uint,
+  /**
+   * 1.2: the UI toolkit the process is built on, as far as the helper can
+   * tell ("gtk3", "gtk4", "qt5", "qt6", "chromium", "firefox", "libreoffice",
+   * "electron", ...); absent or null when unknown. Drives advice for an app
+   * without an accessibility tree (how to switch its bridge on).
+   */
+  toolkit: z.string().nullable().optional(),
 });
 export type WireApp = z.infer<typeof WireApp>;
 
@@ -182,6 +199,12 @@ export const WireWindow = z.object({
   bounds: Rect,
   minimized: z.boolean(),
   pid: uint.nullable(),
+  /**
+   * 1.2: an override-redirect window of the app (an open menu, a combo
+   * box's list, a tooltip). Absent means false. A popup is never chosen as
+   * an app's main window; it is composited into that window's screenshot.
+   */
+  popup: z.boolean().optional(),
 });
 export type WireWindow = z.infer<typeof WireWindow>;
 
@@ -272,6 +295,8 @@ export const OPS = {
       nodes: z.array(WireNode),
       truncated: z.boolean(),
       source: z.enum(["cache", "walk", "scripted"]),
+      /** 1.2: accessibility calls this read made into the app (each bounded in time; the total by a budget). */
+      calls: uint.optional(),
     }),
   },
   screenshot: {
@@ -296,6 +321,8 @@ export const OPS = {
       scale: z.number().positive(),
       method: z.string(),
       redacted: uint,
+      /** 1.2: how many of the app's popup windows were composited over the window. */
+      popups: uint.optional(),
     }),
   },
   hit_test: {
@@ -329,6 +356,8 @@ export const OPS = {
       /** A read-back predicate the helper actually checked, if any. */
       verified: z.boolean().nullable(),
       verification: z.string().nullable(),
+      /** 1.2: the platform action that ran (click: the press-like action chosen by name). */
+      native_action: z.string().nullable().optional(),
     }),
   },
   input: {
@@ -388,6 +417,23 @@ export const OPS = {
     /** Switch the session's accessibility flag (Linux: org.a11y.Status IsEnabled). */
     args: z.object({ enabled: z.boolean() }),
     result: z.object({ enabled: z.boolean(), previous: z.boolean().nullable() }),
+  },
+  settle: {
+    mutates: false,
+    capability: "settle",
+    /**
+     * 1.2: wait until the app has emitted no accessibility event for
+     * quiet_ms, or max_ms passed. Taken after an action, before the
+     * observation that should show its effect.
+     */
+    args: z.object({ pid: uint, quiet_ms: z.number().int().min(1).max(5000), max_ms: z.number().int().min(1).max(10000) }),
+    result: z.object({
+      waited_ms: uint,
+      /** Events seen from the app while waiting. */
+      events: uint,
+      /** false: max_ms passed while events still arrived. */
+      settled: z.boolean(),
+    }),
   },
 } as const;
 

@@ -216,4 +216,30 @@ export const VECTORS: Vector[] = [
   },
   { name: "request-set-accessibility", description: "switch the accessibility flag on (1.1)", op: "set_accessibility", message: { type: "request", id: 15, op: "set_accessibility", deadline_ms: 5000, args: { enabled: true } } },
   { name: "response-set-accessibility", description: "previous value may be nil", op: "set_accessibility", message: { type: "response", id: 15, ok: true, result: { enabled: true, previous: false } } },
+  { name: "request-settle", description: "wait for an app's accessibility events to quiesce (1.2)", op: "settle", message: { type: "request", id: 18, op: "settle", deadline_ms: 2000, args: { pid: 4242, quiet_ms: 100, max_ms: 500 } } },
+  { name: "response-settle", description: "how long the wait took and whether it settled (1.2)", op: "settle", message: { type: "response", id: 18, ok: true, result: { waited_ms: 132, events: 7, settled: true } } },
+  {
+    name: "response-list-windows-popup",
+    description: "an open menu: an override-redirect popup of the same pid (1.2)",
+    op: "list_windows",
+    message: { type: "response", id: 19, ok: true, result: { windows: [{ window_id: 2097153, z_index: 3, title: "Untitled 1 - LibreOffice Writer", bounds: rect, minimized: false, pid: 4242 }, { window_id: 2097400, z_index: 4, title: "", bounds: { x: 40, y: 60, width: 220, height: 300 }, minimized: false, pid: 4242, popup: true }] } },
+  },
+  {
+    name: "response-list-apps-toolkit",
+    description: "an app without a tree, with the toolkit the helper recognised (1.2)",
+    op: "list_apps",
+    message: { type: "response", id: 22, ok: true, result: { apps: [{ pid: 5151, name: "featherpad", executable: "/usr/bin/featherpad", desktop_id: null, accessible: false, start_time: 812345, window_count: 1, toolkit: "qt5" }] } },
+  },
+  {
+    name: "response-element-action-native",
+    description: "click ran the press-like action chosen by name (1.2)",
+    op: "element_action",
+    message: { type: "response", id: 20, ok: true, result: { performed: true, verified: null, verification: null, native_action: "press" }, receipt: { delivery: "submitted", route: "accessibility", cleanup: cleanupNone } },
+  },
+  {
+    name: "response-error-verification-failed",
+    description: "a set_value that was sent but did not read back (1.2)",
+    op: "element_action",
+    message: { type: "response", id: 21, ok: false, error: { code: "VERIFICATION_FAILED", message: "the value read back differs from the requested one", details: { delivery: "submitted", read_back_len: 0 } }, receipt: { delivery: "submitted", route: "accessibility", cleanup: cleanupNone } },
+  },
 ];

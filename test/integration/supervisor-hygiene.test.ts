@@ -30,6 +30,7 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     watch_user_input: { enabled: false },
     set_accessibility: { enabled: true },
     focused_element: { pid: 4242 },
+    settle: { pid: 4242, quiet_ms: 50, max_ms: 200 },
   };
 }
 
@@ -37,7 +38,7 @@ describe("capability gate", () => {
   const gated = (Object.keys(OPS) as OpName[]).filter((op) => OPS[op].capability !== null);
 
   it("covers every op that names a capability", () => {
-    expect(gated.sort()).toEqual(["focused_element", "get_tree", "hit_test", "list_apps", "list_windows", "permissions", "screenshot", "set_accessibility", "watch_user_input"]);
+    expect(gated.sort()).toEqual(["focused_element", "get_tree", "hit_test", "list_apps", "list_windows", "permissions", "screenshot", "set_accessibility", "settle", "watch_user_input"]);
   });
 
   for (const op of gated) {

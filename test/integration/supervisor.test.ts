@@ -37,7 +37,7 @@ describe("handshake", () => {
     const sb = sandbox();
     const { sup } = supervise(sb, "");
     const hello = await sup.start();
-    expect(hello.protocol).toEqual([1, 1]);
+    expect(hello.protocol).toEqual([1, 2]);
     expect(hello.helper.name).toBe("fake-helper");
     expect(sup.isSupported("action.click")).toBe(true);
     expect(sup.isSupported("get_tree.cache_bulk")).toBe(false);
@@ -84,8 +84,8 @@ describe("handshake", () => {
     const err = await rejection(sup.request("element_action", CLICK_OK));
     expect(err.code).toBe("HELPER_INCOMPATIBLE");
     expect(err.message).toContain("2.0");
-    expect(err.message).toContain("1.1");
-    expect(err.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.1" });
+    expect(err.message).toContain("1.2");
+    expect(err.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.2" });
     expect(sb.requests()).toEqual([]);
   });
 

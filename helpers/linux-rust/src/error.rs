@@ -20,6 +20,10 @@ pub enum Code {
     /// (1.1) A guard the orchestrator set refused an event (input.pointer_guard:
     /// the point is not over the target's windows).
     PolicyDenied,
+    /// (1.2) A mutation was sent but its read-back disagrees.
+    VerificationFailed,
+    /// (1.2) The target process exited (or left the bus) mid-request.
+    AppExited,
 }
 
 impl Code {
@@ -37,6 +41,8 @@ impl Code {
             Code::Internal => "INTERNAL",
             Code::FocusMismatch => "FOCUS_MISMATCH",
             Code::PolicyDenied => "POLICY_DENIED",
+            Code::VerificationFailed => "VERIFICATION_FAILED",
+            Code::AppExited => "APP_EXITED",
         }
     }
 }

@@ -79,7 +79,7 @@ pub async fn element_action(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::V
     match r {
         Ok(Ok(o)) => Response::ok(
             id,
-            to_value(&ElementActionResult { performed: true, verified: o.verified, verification: o.verification }),
+            to_value(&ElementActionResult { performed: true, verified: o.verified, verification: o.verification, native_action: None }),
             Some(Receipt::accessibility(Delivery::Submitted)),
         ),
         Ok(Err(e)) => {

@@ -184,6 +184,7 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
             accessible: accessible.contains_key(&pid),
             start_time: procfs::start_time(pid),
             window_count: windows_per_pid.get(&pid).copied().unwrap_or(0),
+            toolkit: None,
         });
     }
     out.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.pid.cmp(&b.pid)));
@@ -223,7 +224,7 @@ pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
         c.set_frame(args.pid, w.id, FrameEntry { bus: bus.clone(), frame: t.frame.clone(), by_name: t.frame_by_name, name: t.frame_name.clone() });
         c.replace_tree(&bus, &t.frame, t.nodes.iter().zip(&t.objects).map(|(n, o)| (n.path.clone(), o.clone(), n.bounds)));
     }
-    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into() })
+    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into(), calls: None })
 }
 
 /// Most secure fields one window's Collection query returns. A window with
@@ -376,6 +377,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         scale: 1.0,
         method: img.method,
         redacted,
+        popups: None,
     })
 }
 

@@ -10,7 +10,7 @@ use crate::error::{Detail, Error};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-pub const PROTOCOL: [u32; 2] = [1, 1];
+pub const PROTOCOL: [u32; 2] = [1, 2];
 
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",
@@ -36,6 +36,8 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "focused_element",
     "watch_user_input",
     "set_accessibility",
+    "settle",
+    "screenshot.popups",
 ];
 
 // ------------------------------------------------------------------ frames
@@ -282,6 +284,9 @@ pub struct WireApp {
     pub accessible: bool,
     pub start_time: Option<u64>,
     pub window_count: u32,
+    /// (1.2) UI toolkit recognised from the process's mapped libraries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolkit: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -292,6 +297,10 @@ pub struct WireWindow {
     pub bounds: Rect,
     pub minimized: bool,
     pub pid: Option<u32>,
+    /// (1.2) An override-redirect window of the app (open menu, combo list,
+    /// tooltip). Omitted when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub popup: bool,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -454,6 +463,21 @@ pub struct SetAccessibilityArgs {
     pub enabled: bool,
 }
 
+/// (1.2) Wait until the app's accessibility events quiesce.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct SettleArgs {
+    pub pid: u32,
+    pub quiet_ms: u32,
+    pub max_ms: u32,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+pub struct SettleResult {
+    pub waited_ms: u32,
+    pub events: u32,
+    pub settled: bool,
+}
+
 #[derive(Serialize, Deserialize, Debug)]
 pub struct WatchArgs {
     pub enabled: bool,
@@ -482,6 +506,9 @@ pub struct GetTreeResult {
     pub truncated: bool,
     /// "cache" | "walk"
     pub source: String,
+    /// (1.2) Accessibility calls this read made into the app.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -499,6 +526,9 @@ pub struct ScreenshotResult {
     pub scale: f64,
     pub method: String,
     pub redacted: u32,
+    /// (1.2) Popup windows of the app composited over the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub popups: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -513,6 +543,9 @@ pub struct ElementActionResult {
     pub performed: bool,
     pub verified: Option<bool>,
     pub verification: Option<String>,
+    /// (1.2) The platform action that ran (click: the press-like one chosen by name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_action: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]

@@ -162,6 +162,7 @@ pub fn list_windows(x: &X, pid: Option<u32>) -> Result<Vec<WireWindow>> {
             bounds: w.bounds,
             minimized: w.minimized,
             pid: w.pid,
+            popup: false,
         });
     }
     x.conn.flush()?;
