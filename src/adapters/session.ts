@@ -200,7 +200,7 @@ export class AdapterSession {
     const screenSteps = toScreenSteps(t.steps, map, this.pointer);
     if (map && needsMap(t.steps)) await this.checkWindowUnchanged(app, map);
     const program = buildProgram(app, map?.windowId, screenSteps);
-    const receipt = await runProgramValue(this.engine, program, ctx);
+    const receipt = await runProgramValue(this.engine, program, ctx, { receiptOnFailure: true });
     this.trackPointer(screenSteps, receipt);
     if (receipt.firstFailure !== null) {
       const e = receipt.steps[receipt.firstFailure]!.error!;

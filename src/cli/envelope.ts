@@ -13,7 +13,15 @@ export interface ErrEnvelope {
   schemaVersion: 1;
   ok: false;
   command: string;
-  error: { code: string; message: string; remediation: string; details: ErrorDetails };
+  error: { code: string; message: string; remediation: string; details: EnvelopeDetails };
+}
+/** Flat facts, plus a failed program's evidence under its own keys. */
+export type EnvelopeDetails = { [key: string]: string | number | boolean | unknown[] | unknown };
+/** A failed program's receipts (and observation) in its error's details: the one structured exception to flat details. */
+export interface ProgramEvidence {
+  receipts?: unknown[];
+  observation?: unknown;
+  settle?: unknown;
 }
 export type Envelope = OkEnvelope | ErrEnvelope;
 
@@ -30,6 +38,15 @@ function flatDetails(details: ErrorDetails): ErrorDetails {
   return out;
 }
 
+function programEvidence(err: DeckhandError): ProgramEvidence {
+  if (!err.program) return {};
+  return {
+    receipts: err.program.receipts,
+    ...(err.program.observation !== undefined ? { observation: err.program.observation } : {}),
+    ...(err.program.settle !== undefined ? { settle: err.program.settle } : {}),
+  };
+}
+
 /** Any failure becomes an error envelope; unexpected ones are redacted to INTERNAL. */
 export function fail(command: string, err: unknown, log: (msg: string) => void = () => {}): ErrEnvelope {
   if (err instanceof DeckhandError) {
@@ -37,7 +54,7 @@ export function fail(command: string, err: unknown, log: (msg: string) => void =
       schemaVersion: SCHEMA_VERSION,
       ok: false,
       command,
-      error: { code: err.code, message: err.message, remediation: err.remediation, details: flatDetails(err.details) },
+      error: { code: err.code, message: err.message, remediation: err.remediation, details: { ...flatDetails(err.details), ...programEvidence(err) } },
     };
   }
   // The stack goes to stderr only; stdout never carries it.

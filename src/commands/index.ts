@@ -100,7 +100,11 @@ function singleResult(command: string, receipt: ProgramReceipt) {
     route: step.route,
     verification: step.verification,
     cleanup: step.cleanup,
+    ...(step.nativeAction ? { nativeAction: step.nativeAction } : {}),
+    ...(step.fallback ? { fallback: step.fallback, fallbackFrom: step.fallbackFrom } : {}),
+    ...(typeof step.charsSent === "number" ? { charsSent: step.charsSent } : {}),
     observation: receipt.observation,
+    ...(receipt.settle ? { settle: receipt.settle } : {}),
     ...(receipt.observationError ? { observationError: receipt.observationError } : {}),
   };
 }
@@ -219,7 +223,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const { supervisor } = await engine.helper();
     const { result } = await supervisor.request("list_apps", {});
     const apps = result.apps
-      .map((a) => ({ name: a.name, pid: a.pid, executable: a.executable, desktopId: a.desktop_id, accessible: a.accessible, windowCount: a.window_count }))
+      .map((a) => ({ name: a.name, pid: a.pid, executable: a.executable, desktopId: a.desktop_id, accessible: a.accessible, windowCount: a.window_count, toolkit: a.toolkit ?? null }))
       .sort((a, b) => a.name.localeCompare(b.name) || a.pid - b.pid);
     return { apps };
   },
@@ -231,7 +235,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const windows = await appWindows(engine, app.pid);
     return {
       app: { name: app.name, pid: app.pid, executable: app.executable },
-      windows: windows.map((w, i) => ({ windowId: w.window_id, windowIndex: i, title: w.title, bounds: w.bounds, minimized: w.minimized, zIndex: w.z_index })),
+      windows: windows.map((w, i) => ({ windowId: w.window_id, windowIndex: i, title: w.title, bounds: w.bounds, minimized: w.minimized, zIndex: w.z_index, popup: w.popup === true })),
     };
   },
 
@@ -244,8 +248,9 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const decision = engine.safety.checkApp(app, window, "get-app-state");
     const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes });
     engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
-    const warnings = accessibilityWarnings(advisories, snapshot.elementCount);
-    return { ...appStateResult(snapshot, app), ...(warnings.length ? { warnings } : {}) };
+    const state = appStateResult(snapshot, app);
+    const warnings = [...(state.warnings ?? []), ...accessibilityWarnings(advisories, snapshot.elementCount)];
+    return { ...state, ...(warnings.length ? { warnings } : {}) };
   },
 
   async screenshot(engine, args) {
@@ -344,7 +349,28 @@ export async function runProgramText(engine: Engine, raw: string, ctx: CallConte
   return await runProgramValue(engine, json, ctx);
 }
 
-export async function runProgramValue(engine: Engine, json: unknown, ctx: CallContext) {
+/**
+ * A program whose step failed is a failed request (ok:false): the failing
+ * step's code and message, with every step's receipt (and the final
+ * observation) in the error's details, so nothing about what was sent is lost.
+ */
+export function programFailure(receipt: ProgramReceipt): DeckhandError | null {
+  if (receipt.firstFailure === null) return null;
+  const step = receipt.steps[receipt.firstFailure]!;
+  const e = step.error!;
+  const err = new DeckhandError(e.code as never, `step ${receipt.firstFailure} (${step.action}): ${e.message}`, {
+    details: { ...e.details, step: receipt.firstFailure, delivery: step.delivery, stepsCompleted: receipt.steps.filter((x) => x.status === "completed").length },
+  });
+  err.program = {
+    receipts: receipt.steps,
+    ...(receipt.observation ? { observation: receipt.observation } : {}),
+    ...(receipt.settle ? { settle: receipt.settle } : {}),
+  };
+  return err;
+}
+
+/** opts.receiptOnFailure: return a failed program's receipt instead of throwing (the adapters map it themselves). */
+export async function runProgramValue(engine: Engine, json: unknown, ctx: CallContext, opts: { receiptOnFailure?: boolean } = {}) {
   const parsed = Program.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -359,6 +385,8 @@ export async function runProgramValue(engine: Engine, json: unknown, ctx: CallCo
     const receipt = await engine.serialized(target.key, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel, app: target.app }));
     scrubStepErrors(receipt.steps, secrets);
     if (receipt.observationError) receipt.observationError = { ...receipt.observationError, message: scrubText(receipt.observationError.message, secrets) };
+    const failure = opts.receiptOnFailure ? null : programFailure(receipt);
+    if (failure) throw failure;
     return receipt;
   } catch (err) {
     throw scrubError(err, secrets);

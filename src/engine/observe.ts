@@ -19,6 +19,7 @@ import type { Rect, WireNode, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "./engine.ts";
 import type { ResolvedApp } from "./resolve.ts";
 import { auditAppId } from "./safety.ts";
+import { noTreeWarning, type ObservationWarning } from "./tree-advice.ts";
 
 export interface ScreenshotOutcome {
   screenshot: ScreenshotInfo | null;
@@ -96,13 +97,19 @@ export async function observe(
   const windowKey = windowKeyOf(appRecord, window.window_id);
   // Elements seen secure earlier in this window stay secure (src/session/store.ts).
   const remembered = engine.store.secureLocators(windowKey);
-  const treeP = supervisor.request("get_tree", {
-    pid: app.pid,
-    window_id: window.window_id,
-    max_depth: 64,
-    max_children: 1000,
-    max_nodes: opts.maxNodes ?? 2000,
-  });
+  // An app without a tree (its toolkit's bridge off, or none at all) is
+  // observed as its screenshot alone: nothing is asked of it over
+  // accessibility, and the snapshot says why it has no elements.
+  const treeless = !app.accessible;
+  const treeP: Promise<{ result: { nodes: WireNode[]; truncated: boolean } }> = treeless
+    ? Promise.resolve({ result: { nodes: [], truncated: false } })
+    : supervisor.request("get_tree", {
+        pid: app.pid,
+        window_id: window.window_id,
+        max_depth: 64,
+        max_children: 1000,
+        max_nodes: opts.maxNodes ?? 2000,
+      });
   // Tree and pixels are independent: ask for both at once. Unless a field
   // once secure may now show its text (the helper redacts only what it sees
   // as secure): then the tree first, and those fields blacked out too.
@@ -131,7 +138,7 @@ export async function observe(
   const ttl = Number(engine.env.DECKHAND_SNAPSHOT_TTL_MS || DEFAULT_SNAPSHOT_TTL_MS);
   const targetKey = targetKeyOf(appRecord);
   engine.store.rememberSecure(windowKey, secureLocatorsOf(tree.nodes), now + ttl, now);
-  const snapshot: Snapshot & { screenshotError?: { code: string; message: string } } = {
+  const snapshot: Snapshot & { screenshotError?: { code: string; message: string }; warnings?: ObservationWarning[] } = {
     snapshotId,
     targetKey,
     windowKey,
@@ -147,6 +154,8 @@ export async function observe(
   };
   if (shot.screenshotError) snapshot.screenshotError = shot.screenshotError;
   engine.store.save(snapshot);
+  // Not part of the stored snapshot: how this observation went.
+  if (treeless) snapshot.warnings = [noTreeWarning(app)];
   return snapshot;
 }
 
@@ -170,8 +179,8 @@ function revealedBounds(nodes: readonly WireNode[], remembered: readonly SecureL
 }
 
 /** The public get-app-state result shape. */
-export function appStateResult(s: Snapshot & { screenshotError?: { code: string; message: string } }, app: ResolvedApp) {
-  const { screenshot, screenshotError, app: _a, window, ...snap } = s;
+export function appStateResult(s: Snapshot & { screenshotError?: { code: string; message: string }; warnings?: ObservationWarning[] }, app: ResolvedApp) {
+  const { screenshot, screenshotError, warnings, app: _a, window, ...snap } = s;
   return {
     app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId },
     window: { windowId: window.windowId, title: window.title, bounds: window.bounds },
@@ -188,5 +197,6 @@ export function appStateResult(s: Snapshot & { screenshotError?: { code: string;
     },
     screenshot,
     ...(screenshotError ? { screenshotError } : {}),
+    ...(warnings?.length ? { warnings } : {}),
   };
 }

@@ -1,5 +1,7 @@
-// App and window resolution. App: exact executable (canonical path or its
-// basename) or desktop id, then exact unambiguous name, then pid:N.
+// App and window resolution. App: pid:N; else exact executable (canonical
+// path or its basename) or desktop id; then exact unambiguous name; then the
+// same, case-insensitively and through wrapper names (thunderbird is
+// thunderbird-bin, soffice is soffice.bin, libreoffice is soffice).
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { DeckhandError } from "../protocol/errors.ts";
@@ -10,6 +12,8 @@ import type { Engine } from "./engine.ts";
 export interface ResolvedApp extends SnapshotApp {
   accessible: boolean;
   windowCount: number;
+  /** The toolkit the helper recognised (gtk3, qt5, chromium, ...), null when unknown. */
+  toolkit?: string | null;
 }
 
 export function toApp(a: WireApp): ResolvedApp {
@@ -21,11 +25,39 @@ export function toApp(a: WireApp): ResolvedApp {
     desktopId: a.desktop_id,
     accessible: a.accessible,
     windowCount: a.window_count,
+    toolkit: a.toolkit ?? null,
   };
 }
 
 function stripDesktop(id: string): string {
   return id.replace(/\.desktop$/, "");
+}
+
+/**
+ * Launchers and their real executables: a wrapper script starts `X-bin` or
+ * `X.bin` (Thunderbird, LibreOffice's soffice.bin), and a few apps are known
+ * by another name than their process. One key for each family.
+ */
+const ALIASES: Readonly<Record<string, string>> = Object.freeze({ libreoffice: "soffice", "firefox-esr": "firefox", "chromium-browser": "chromium", "google-chrome": "chrome" });
+
+export function appKey(s: string): string {
+  const k = stripDesktop(basename(s.trim()))
+    .toLowerCase()
+    .replace(/(?:[-.]bin|\.real|-wrapped)$/, "");
+  return ALIASES[k] ?? k;
+}
+
+function pick(selector: string, matches: WireApp[]): WireApp | null {
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    throw new DeckhandError("AMBIGUOUS_APP", `${matches.length} apps match ${JSON.stringify(selector)}`, {
+      details: {
+        app: selector,
+        candidates: matches.map((a) => `pid:${a.pid} ${a.name} (${a.executable ?? "?"})`).join("; "),
+      },
+    });
+  }
+  return null;
 }
 
 export function matchApp(selector: string, apps: WireApp[]): WireApp {
@@ -36,20 +68,22 @@ export function matchApp(selector: string, apps: WireApp[]): WireApp {
     if (!app) throw new DeckhandError("APP_NOT_FOUND", `no running app has pid ${pid}`, { details: { app: selector } });
     return app;
   }
+  // Exact first: an exact hit is never made ambiguous by a looser one.
   const byExe = apps.filter(
     (a) =>
       (a.executable !== null && (a.executable === selector || basename(a.executable) === selector)) ||
       (a.desktop_id !== null && stripDesktop(a.desktop_id) === stripDesktop(selector)),
   );
-  const byName = byExe.length ? byExe : apps.filter((a) => a.name === selector);
-  if (byName.length === 1) return byName[0]!;
-  if (byName.length > 1) {
-    throw new DeckhandError("AMBIGUOUS_APP", `${byName.length} apps match ${JSON.stringify(selector)}`, {
-      details: {
-        app: selector,
-        candidates: byName.map((a) => `pid:${a.pid} ${a.name} (${a.executable ?? "?"})`).join("; "),
-      },
-    });
+  const exact = pick(selector, byExe.length ? byExe : apps.filter((a) => a.name === selector));
+  if (exact) return exact;
+  // Then loosely: case-insensitive, through wrapper names, over executable, desktop id and name.
+  const key = appKey(selector);
+  if (key) {
+    const loose = pick(
+      selector,
+      apps.filter((a) => [a.executable, a.desktop_id, a.name].some((v) => v !== null && appKey(v) === key)),
+    );
+    if (loose) return loose;
   }
   throw new DeckhandError("APP_NOT_FOUND", `no running app matches ${JSON.stringify(selector)}`, { details: { app: selector } });
 }
@@ -114,7 +148,9 @@ export async function resolveWindow(
     if (!w) throw new DeckhandError("WINDOW_NOT_FOUND", `app ${app.name} has ${windows.length} windows; index ${sel.windowIndex} is out of range`, { details: { windowIndex: sel.windowIndex } });
     return { window: w, windows };
   }
-  const w = windows.find((x) => !x.minimized) ?? windows[0];
+  // Never an open menu or tooltip (a popup) as the app's window: it belongs to one.
+  const main = windows.filter((x) => !x.popup);
+  const w = main.find((x) => !x.minimized) ?? main[0];
   if (!w) throw new DeckhandError("WINDOW_NOT_FOUND", `app ${app.name} has no top-level window`, { details: { pid: app.pid } });
   return { window: w, windows };
 }

@@ -81,6 +81,8 @@ export function scrubError(err: unknown, secrets: readonly string[]): unknown {
   const clean = new DeckhandError(err.code, message, { remediation, details });
   // Keep what callers read besides the fields (a receipt attached by the executor).
   for (const [k, v] of Object.entries(err)) if (!(k in clean)) (clean as unknown as Record<string, unknown>)[k] = v;
+  // A failed program's receipts (scrubbed by scrubStepErrors before the error was made).
+  if (err.program) clean.program = err.program;
   clean.stack = `${clean.name}: ${message}`;
   return clean;
 }

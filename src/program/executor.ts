@@ -28,6 +28,16 @@ export interface StepReceipt {
   cleanup: Receipt["cleanup"] | null;
   /** Typed text: how many characters were sent (fewer than asked when focus moved away). */
   charsSent?: number;
+  /** The platform action that ran (click: the press-like action chosen by name). */
+  nativeAction?: string;
+  /**
+   * set-value that the accessibility route could not do (no editable text,
+   * or a read-back that disagreed) and that ran as focus + select-all +
+   * typing under the operator's foreground grant.
+   */
+  fallback?: "focus+select-all+type";
+  /** Why the fallback ran: the accessibility route's code. */
+  fallbackFrom?: string;
   error?: { code: string; message: string; details: ErrorDetails };
 }
 
@@ -39,6 +49,16 @@ export interface ProgramReceipt {
   firstFailure: number | null;
   observation: ReturnType<typeof appStateResult> | null;
   observationError?: { code: string; message: string };
+  /** How long the final observation waited for the app to settle after the last action (helper `settle`). */
+  settle?: SettleReport;
+}
+
+export interface SettleReport {
+  waitedMs: number;
+  /** Accessibility events seen from the app while waiting. */
+  events: number;
+  /** false: the bound passed while the app was still changing. */
+  settled: boolean;
 }
 
 /** A command's cancellation, checked between steps. */
@@ -219,6 +239,8 @@ export async function runProgram(
     : null;
   if (program.observe && (window || snapshotWindow)) {
     try {
+      // Observe what the actions did, not the frame before the app caught up.
+      if (receipts.some((r) => r.delivery !== "not_dispatched")) receipt.settle = await settle(engine, app);
       const obsWindow = windows.find((w) => w.window_id === windowId) ?? window ?? snapshotWindow!;
       const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command });
       receipt.observation = appStateResult(s, app);
@@ -228,6 +250,28 @@ export async function runProgram(
     }
   }
   return receipt;
+}
+
+/** Bounds of the post-action wait: quiet for SETTLE_QUIET_MS, at most SETTLE_MAX_MS. */
+export const SETTLE_QUIET_MS = 100;
+export const SETTLE_MAX_MS = 500;
+
+/**
+ * Wait (bounded) until the app's accessibility events quiesce, so the
+ * observation after an action shows its effect. A helper without `settle`
+ * gets no wait (reported as waitedMs 0, settled false); a failing wait does
+ * not fail the program: the observation is taken anyway.
+ */
+export async function settle(engine: Engine, app: ResolvedApp): Promise<SettleReport> {
+  const { supervisor, hello } = await engine.helper();
+  if (!hello.capabilities.settle?.supported) return { waitedMs: 0, events: 0, settled: false };
+  try {
+    const { result } = await supervisor.request("settle", { pid: app.pid, quiet_ms: SETTLE_QUIET_MS, max_ms: SETTLE_MAX_MS });
+    return { waitedMs: result.waited_ms, events: result.events, settled: result.settled };
+  } catch (err) {
+    if (err instanceof DeckhandError && err.code === "CANCELLED") throw err;
+    return { waitedMs: 0, events: 0, settled: false };
+  }
 }
 
 async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
@@ -244,7 +288,6 @@ async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Progr
 }
 
 async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
-  const { supervisor } = await engine.helper();
   const base = { index, action: step.action, elementIndex } as const;
   if (plan.kind === "wait") {
     await cancellableSleep(plan.ms, engine.cancelSignal, `wait step ${index}`);
@@ -252,30 +295,118 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
   }
   if (plan.kind === "element") {
     const hitWindow = plan.hitWindow;
-    const reply = await supervisor.request("element_action", {
-      pid: app.pid,
-      window_id: hitWindow ?? windowId,
-      locator: toLocator(plan.element),
-      action: plan.action,
-      text: plan.text ?? null,
-      start: plan.start ?? null,
-      end: plan.end ?? null,
-      action_name: plan.actionName ?? null,
-    });
-    let receipt = reply.receipt!;
-    if (plan.then) {
-      const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true, focus: focusGuard(engine, app, hitWindow ?? windowId, keys) });
-      receipt = { ...more.receipt!, delivery: more.receipt!.delivery === "submitted" ? "submitted" : "partial" };
+    if (plan.action === "set_value" && plan.text !== undefined && !plan.then) {
+      try {
+        return await elementAction(engine, plan, base, app, windowId);
+      } catch (err) {
+        const why = fallbackReason(err);
+        if (!why || !engine.safety.foregroundGranted() || plan.element.secure) throw err;
+        return await setValueByTyping(engine, plan.element, plan.text, base, app, hitWindow ?? windowId, keys, why);
+      }
     }
-    return {
-      ...base,
-      status: "completed",
-      delivery: receipt.delivery,
-      route: receipt.route,
-      verification: { verified: reply.result.verified, predicate: reply.result.verification },
-      cleanup: receipt.cleanup,
-    };
+    return await elementAction(engine, plan, base, app, windowId, keys);
   }
+  return await inputAction(engine, plan, base, app, windowId, keys);
+}
+
+type StepBase = Pick<StepReceipt, "index" | "action" | "elementIndex">;
+
+async function elementAction(engine: Engine, plan: Extract<Plan, { kind: "element" }>, base: StepBase, app: ResolvedApp, windowId: number, keys?: KeyboardState): Promise<StepReceipt> {
+  const { supervisor } = await engine.helper();
+  const hitWindow = plan.hitWindow;
+  const reply = await supervisor.request("element_action", {
+    pid: app.pid,
+    window_id: hitWindow ?? windowId,
+    locator: toLocator(plan.element),
+    action: plan.action,
+    text: plan.text ?? null,
+    start: plan.start ?? null,
+    end: plan.end ?? null,
+    action_name: plan.actionName ?? null,
+  });
+  let receipt = reply.receipt!;
+  if (plan.then) {
+    const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true, focus: focusGuard(engine, app, hitWindow ?? windowId, keys!) });
+    receipt = { ...more.receipt!, delivery: more.receipt!.delivery === "submitted" ? "submitted" : "partial" };
+  }
+  return {
+    ...base,
+    status: "completed",
+    delivery: receipt.delivery,
+    route: receipt.route,
+    verification: { verified: reply.result.verified, predicate: reply.result.verification },
+    cleanup: receipt.cleanup,
+    ...(reply.result.native_action ? { nativeAction: reply.result.native_action } : {}),
+  };
+}
+
+/**
+ * Which accessibility-route failures of set-value the typing fallback may
+ * follow: the element has no editable text (Chromium's text boxes), or the
+ * value was sent and did not read back (Firefox page fields). Typing
+ * replaces the whole content, so a partly applied value is overwritten.
+ */
+function fallbackReason(err: unknown): string | null {
+  if (!(err instanceof DeckhandError)) return null;
+  if (err.code === "VERIFICATION_FAILED") return err.code;
+  if (err.code === "ACTION_UNSUPPORTED" && err.details.reason === "no-editable-text") return err.code;
+  return null;
+}
+
+/**
+ * set-value as a user would do it: focus the element through accessibility,
+ * check that focus landed on it (and on nothing secure), then select all and
+ * type under the focus guard (keys only while the target window holds
+ * focus), and read the value back from the focused element. Runs only under
+ * the operator's foreground grant.
+ */
+async function setValueByTyping(engine: Engine, el: Element, text: string, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState, why: string): Promise<StepReceipt> {
+  const { supervisor, hello } = await engine.helper();
+  for (const cap of ["action.focus", "focused_element", "input.keyboard", "input.focus_guard"] as const) engine.requireCapability(hello, cap, `set-value by typing (${cap})`);
+  const notSent = { delivery: "not_dispatched" as const, fallback: "focus+select-all+type", fallbackFrom: why };
+  await supervisor.request("element_action", { pid: app.pid, window_id: windowId, locator: toLocator(el), action: "focus", text: null, start: null, end: null, action_name: null });
+  // The keys go where focus is: it must be this element, and not secure.
+  const before = await supervisor.request("focused_element", { pid: app.pid });
+  const f = before.result.node;
+  if (!f || f.secure || f.role !== el.locator.role || f.name !== el.locator.name) {
+    throw new DeckhandError(f?.secure ? "POLICY_DENIED" : "ACTION_FAILED", f?.secure ? "focus is on a secure field: no keys sent" : "focusing the element did not move keyboard focus to it: no keys sent", {
+      details: { ...notSent, reason: f?.secure ? "secure-field-focused" : "focus-elsewhere" },
+    });
+  }
+  const reply = await supervisor.request("input", {
+    steps: [
+      { kind: "tap", keys: ["ctrl", "a"], repeat: 1 },
+      { kind: "type", text },
+    ],
+    restore_pointer: false,
+    focus: focusGuard(engine, app, windowId, keys),
+  });
+  const receipt = reply.receipt!;
+  const after = await supervisor.request("focused_element", { pid: app.pid });
+  const value = after.result.node?.value ?? null;
+  const verified = value === null ? null : value === text;
+  if (verified === false) {
+    throw Object.assign(
+      new DeckhandError("VERIFICATION_FAILED", "set-value by typing was sent, but the field does not read back the value", {
+        details: { delivery: receipt.delivery, fallback: "focus+select-all+type", fallbackFrom: why, readBackLength: [...value!].length },
+      }),
+      { receipt },
+    );
+  }
+  return {
+    ...base,
+    status: "completed",
+    delivery: receipt.delivery,
+    route: receipt.route,
+    verification: { verified, predicate: verified === null ? null : "the focused element's value read back equals the requested value" },
+    cleanup: receipt.cleanup,
+    fallback: "focus+select-all+type",
+    fallbackFrom: why,
+  };
+}
+
+async function inputAction(engine: Engine, plan: Exclude<Plan, { kind: "element" } | { kind: "wait" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+  const { supervisor } = await engine.helper();
   if (plan.pointer && !plan.guard) {
     throw new DeckhandError("INTERNAL", "pointer input was planned without its pointer guard", { details: { delivery: "not_dispatched" } });
   }

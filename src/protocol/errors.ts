@@ -42,6 +42,12 @@ export class DeckhandError extends Error {
   readonly code: ErrorCode;
   readonly remediation: string;
   readonly details: ErrorDetails;
+  /**
+   * A failed program's per-step receipts (and its final observation, if one
+   * was taken): structured evidence that travels in the error envelope's
+   * details next to the flat facts, so ok:false never loses what was sent.
+   */
+  program?: { receipts: unknown[]; observation?: unknown; settle?: unknown };
   constructor(code: ErrorCode, message: string, opts: { remediation?: string; details?: ErrorDetails } = {}) {
     super(message);
     this.name = "DeckhandError";
