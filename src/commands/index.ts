@@ -359,7 +359,14 @@ export function programFailure(receipt: ProgramReceipt): DeckhandError | null {
   const step = receipt.steps[receipt.firstFailure]!;
   const e = step.error!;
   const err = new DeckhandError(e.code as never, `step ${receipt.firstFailure} (${step.action}): ${e.message}`, {
-    details: { ...e.details, step: receipt.firstFailure, delivery: step.delivery, stepsCompleted: receipt.steps.filter((x) => x.status === "completed").length },
+    details: {
+      ...e.details,
+      // The helper's own step number (an input step's index) is kept apart from the program's.
+      ...(e.details.step !== undefined ? { helperStep: e.details.step } : {}),
+      step: receipt.firstFailure,
+      delivery: step.delivery,
+      stepsCompleted: receipt.steps.filter((x) => x.status === "completed").length,
+    },
   });
   err.program = {
     receipts: receipt.steps,

@@ -44,7 +44,7 @@ export function appKey(s: string): string {
   const k = stripDesktop(basename(s.trim()))
     .toLowerCase()
     .replace(/(?:[-.]bin|\.real|-wrapped)$/, "");
-  return ALIASES[k] ?? k;
+  return Object.hasOwn(ALIASES, k) ? ALIASES[k]! : k;
 }
 
 function pick(selector: string, matches: WireApp[]): WireApp | null {

@@ -30,7 +30,7 @@ const GENERIC =
 
 /** The warning for an observation of an app without a tree. */
 export function noTreeWarning(app: { name: string; toolkit?: string | null }): ObservationWarning {
-  const specific = app.toolkit ? BY_TOOLKIT[app.toolkit] : undefined;
+  const specific = app.toolkit && Object.hasOwn(BY_TOOLKIT, app.toolkit) ? BY_TOOLKIT[app.toolkit] : undefined;
   return {
     code: "NO_ACCESSIBILITY_TREE",
     message: `${app.name} exposes no accessibility tree${app.toolkit ? ` (toolkit: ${app.toolkit})` : ""}: this snapshot is the screenshot only, with no elements`,

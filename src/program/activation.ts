@@ -31,6 +31,10 @@ async function windowNodes(engine: Engine, app: ResolvedApp, windowId: number): 
 
 /** A window read live: every node with its states (is-default included). */
 export async function liveScene(engine: Engine, app: ResolvedApp, windowId: number): Promise<Scene> {
+  // An app without a tree has no controls to read: nothing is asked of it,
+  // and the decision rests on the policy's app and title rules alone
+  // (docs/security.md, "Apps without an accessibility tree").
+  if (!app.accessible) return { title: "", role: null, controls: [], statesKnown: false };
   const nodes = await windowNodes(engine, app, windowId);
   const root = nodes.find((n) => n.path.length === 0);
   return { title: root?.name ?? "", role: root?.role ?? null, controls: nodes.map(controlOfNode), statesKnown: true };

@@ -240,7 +240,7 @@ export async function runProgram(
   if (program.observe && (window || snapshotWindow)) {
     try {
       // Observe what the actions did, not the frame before the app caught up.
-      if (receipts.some((r) => r.delivery !== "not_dispatched")) receipt.settle = await settle(engine, app);
+      if (receipts.some((r) => r.action !== "wait" && r.delivery !== "not_dispatched")) receipt.settle = await settle(engine, app);
       const obsWindow = windows.find((w) => w.window_id === windowId) ?? window ?? snapshotWindow!;
       const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command });
       receipt.observation = appStateResult(s, app);
@@ -301,7 +301,20 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
       } catch (err) {
         const why = fallbackReason(err);
         if (!why || !engine.safety.foregroundGranted() || plan.element.secure) throw err;
-        return await setValueByTyping(engine, plan.element, plan.text, base, app, hitWindow ?? windowId, keys, why);
+        // VERIFICATION_FAILED means the value was already sent (submitted): a
+        // fallback that then fails before its keys must not report the step
+        // as never dispatched.
+        const sent = deliveryOf(err);
+        try {
+          return await setValueByTyping(engine, plan.element, plan.text, base, app, hitWindow ?? windowId, keys, why);
+        } catch (err2) {
+          if (sent !== "not_dispatched" && err2 instanceof DeckhandError && deliveryOf(err2) === "not_dispatched") {
+            err2.details.delivery = sent;
+            const r = (err2 as { receipt?: Receipt }).receipt;
+            if (r) (err2 as { receipt?: Receipt }).receipt = { ...r, delivery: sent };
+          }
+          throw err2;
+        }
       }
     }
     return await elementAction(engine, plan, base, app, windowId, keys);
@@ -338,6 +351,13 @@ async function elementAction(engine: Engine, plan: Extract<Plan, { kind: "elemen
     cleanup: receipt.cleanup,
     ...(reply.result.native_action ? { nativeAction: reply.result.native_action } : {}),
   };
+}
+
+/** What a failed request had sent: its receipt's delivery, else details.delivery, else nothing. */
+function deliveryOf(err: unknown): Delivery {
+  const r = (err as { receipt?: Receipt }).receipt;
+  const d = err instanceof DeckhandError ? err.details.delivery : undefined;
+  return (r?.delivery ?? (d as Delivery | undefined) ?? "not_dispatched") as Delivery;
 }
 
 /**

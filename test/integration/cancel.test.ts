@@ -136,8 +136,11 @@ describe("serve cancel", () => {
       const ms = performance.now() - t0;
       expect(lines.find((l) => l.id === "stop").result).toEqual({ id: "hold", cancelled: true });
       const run = lines.find((l) => l.id === "hold");
-      expect(run.ok).toBe(true);
-      const [step, next] = run.result.steps;
+      // A failed program is a failed request: the step's code, its receipts in details.
+      expect(run).toMatchObject({ ok: false, error: { code: "CANCELLED", details: { step: 0, delivery: "partial", stepsCompleted: 0, cancelled: true } } });
+      expect(run.error.message).toMatch(/^step 0 \(hold-key\): /);
+      expect(run.error.details.receipts).toHaveLength(2);
+      const [step, next] = run.error.details.receipts;
       expect(step.status).toBe("failed");
       expect(step.error.code).toBe("CANCELLED");
       expect(step.error.details.cancelled).toBe(true);
@@ -168,9 +171,11 @@ describe("serve cancel", () => {
       const lines = await p.waitLines(3);
       const w = lines.find((l) => l.id === "w");
       expect(performance.now() - t0, "the 5000 ms wait did not run out").toBeLessThan(1500);
-      expect(w.result.steps.map((s: any) => s.status)).toEqual(["failed", "unattempted"]);
-      expect(w.result.steps[0].error.code).toBe("CANCELLED");
-      expect(w.result.steps[0].delivery).toBe("not_dispatched");
+      expect(w).toMatchObject({ ok: false, error: { code: "CANCELLED", details: { step: 0, delivery: "not_dispatched", stepsCompleted: 0 } } });
+      const steps = w.error.details.receipts;
+      expect(steps.map((s: any) => s.status)).toEqual(["failed", "unattempted"]);
+      expect(steps[0].error.code).toBe("CANCELLED");
+      expect(steps[0].delivery).toBe("not_dispatched");
       expect(mutations(sb.ops())).toEqual([]);
     } finally {
       await p.close();

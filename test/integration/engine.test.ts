@@ -6,7 +6,7 @@ import { Engine } from "../../src/engine/engine.ts";
 import { permissiveSafety } from "../../src/engine/safety.ts";
 import { Supervisor, type SupervisorOptions } from "../../src/helpers/supervisor.ts";
 import { runCommand } from "../../src/cli/run-command.ts";
-import { cleanupSandboxes, FAKE, isAlive, sandbox, waitFor, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, FAKE, isAlive, rejection, sandbox, waitFor, type Sandbox } from "./harness.ts";
 
 const engines: Engine[] = [];
 afterEach(async () => {
@@ -60,12 +60,23 @@ describe("engine with short deadlines", () => {
     const engine = engineWith(sb, "hang-on:element_action", { deadlines: { element_action: 150 }, graceMs: 50 });
     await runCommand(engine, "get-app-state", { app: "fixture-app", noScreenshot: true }, {}, log);
     const { runProgramValue } = await import("../../src/commands/index.ts");
-    const receipt = await runProgramValue(engine, { app: "fixture-app", steps: [{ action: "click", elementIndex: 1 }, { action: "click", elementIndex: 6 }], observe: false }, {});
+    const program = { app: "fixture-app", steps: [{ action: "click", elementIndex: 1 }, { action: "click", elementIndex: 6 }], observe: false };
+    // A failed program is a failed request: the step's code, every receipt attached.
+    const e = await rejection(runProgramValue(engine, program, {}));
+    expect(e.code).toBe("TIMEOUT");
+    expect(e.message).toMatch(/^step 0 \(click\): /);
+    expect(e.details).toMatchObject({ step: 0, delivery: "unknown", stepsCompleted: 0 });
+    const steps = e.program!.receipts as { status: string; delivery: string; error?: { code: string } }[];
+    expect(steps.map((s) => s.status)).toEqual(["failed", "unattempted"]);
+    expect(steps[0]).toMatchObject({ delivery: "unknown", error: { code: "TIMEOUT" } });
+    expect(steps[1]!.delivery).toBe("not_dispatched");
+    expect(sb.requests().filter((r) => r.op === "element_action")).toHaveLength(1);
+    // The adapters' path still gets the receipt itself (and nothing is resent by asking).
+    const receipt = await runProgramValue(engine, program, {}, { receiptOnFailure: true });
     expect(receipt.firstFailure).toBe(0);
     expect(receipt.steps.map((s) => s.status)).toEqual(["failed", "unattempted"]);
     expect(receipt.steps[0]).toMatchObject({ delivery: "unknown", error: { code: "TIMEOUT" } });
-    expect(receipt.steps[1]!.delivery).toBe("not_dispatched");
-    expect(sb.requests().filter((r) => r.op === "element_action")).toHaveLength(1);
+    expect(sb.requests().filter((r) => r.op === "element_action")).toHaveLength(2);
   });
 
   it("a read that hangs inside get-app-state -> TIMEOUT envelope, no snapshot saved", async () => {

@@ -56,6 +56,10 @@ export interface Sandbox {
     revealed?: boolean;
     /** A "Delete file?" dialog (0x200003) whose default button is Delete; "no-default": no is-default state. */
     dialog?: boolean | "no-default";
+    /** Apps as real desktops list them: Thunderbird (thunderbird-bin, a popup listed first), soffice.bin, Firefox, qt-notes (qt5, no tree), canvas-app (no tree, no toolkit). */
+    toolkits?: boolean;
+    /** What settle answers (default: quiet already). */
+    settle?: { waited_ms: number; events: number; settled: boolean };
   }): void;
   /** Every file under the state dir: path, mode and bytes. */
   stateFiles(): { path: string; mode: number; data: Buffer }[];
@@ -147,7 +151,8 @@ export interface Envelope {
   ok: boolean;
   command: string;
   result?: any;
-  error?: { code: string; message: string; remediation: string; details: Record<string, string | number | boolean> };
+  /** details: flat facts; a failed program adds receipts / observation / settle (see expectFlatDetails). */
+  error?: { code: string; message: string; remediation: string; details: Record<string, any> };
 }
 
 export interface CliOptions {
@@ -221,10 +226,53 @@ export function expectEnvelope(r: CliResult, command: string): Envelope {
     expect(Object.keys(e.error!).sort()).toEqual(["code", "details", "message", "remediation"]);
     expect(typeof e.error!.message).toBe("string");
     expect(e.error!.remediation.length).toBeGreaterThan(0);
-    for (const v of Object.values(e.error!.details)) expect(["string", "number", "boolean"]).toContain(typeof v);
+    expectFlatDetails(e.error!.details);
     expect(r.code).toBe(1);
   }
   return e;
+}
+
+/** The keys of a failed program's structured evidence: the one exception to flat details. */
+export const EVIDENCE_KEYS = ["receipts", "observation", "settle"] as const;
+
+/**
+ * Error details are flat (string, number, boolean), except a failed program's
+ * evidence: receipts (an array of step receipts), observation (an object) and
+ * settle (an object). Only those three keys may be structured.
+ */
+export function expectFlatDetails(details: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(details)) {
+    if (k === "receipts") expect(Array.isArray(v), "details.receipts is an array").toBe(true);
+    else if (k === "observation" || k === "settle") expect(v !== null && typeof v === "object" && !Array.isArray(v), `details.${k} is an object`).toBe(true);
+    else expect(["string", "number", "boolean"], `details.${k}`).toContain(typeof v);
+  }
+}
+
+/** A failed program's receipts (details.receipts), asserted present and one per step. */
+export function failedProgram(e: NonNullable<Envelope["error"]>, steps?: number): { receipts: StepReceipt[]; observation?: any; settle?: any } {
+  const d = e.details as Record<string, any>;
+  expect(Array.isArray(d.receipts), `details.receipts in ${JSON.stringify(e)}`).toBe(true);
+  if (steps !== undefined) expect(d.receipts).toHaveLength(steps);
+  expect(d.receipts[d.step]?.status, "the receipt at details.step is the failed one").toBe("failed");
+  expect(d.stepsCompleted).toBe(d.receipts.filter((x: StepReceipt) => x.status === "completed").length);
+  return { receipts: d.receipts, observation: d.observation, settle: d.settle };
+}
+
+/** A step receipt as it travels in a result or in details.receipts. */
+export interface StepReceipt {
+  index: number;
+  action: string;
+  status: "completed" | "failed" | "unattempted";
+  delivery: string;
+  route: string | null;
+  elementIndex: number | null;
+  verification: { verified: boolean | null; predicate: string | null };
+  cleanup: Record<string, boolean | null> | null;
+  charsSent?: number;
+  nativeAction?: string;
+  fallback?: string;
+  fallbackFrom?: string;
+  error?: { code: string; message: string; details: Record<string, any> };
 }
 
 export function expectOk(r: CliResult, command: string): any {

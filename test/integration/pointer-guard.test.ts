@@ -10,7 +10,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupSandboxes, cli, expectError, expectNotDispatched, expectOk, FIXTURE_WINDOW, FIXTURE_WINDOW_2, sandbox, XTERM_WINDOW, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, cli, expectError, expectNotDispatched, expectOk, failedProgram, FIXTURE_WINDOW, FIXTURE_WINDOW_2, sandbox, XTERM_WINDOW, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -101,8 +101,10 @@ describe("refused before dispatch: points known to be outside the allowed window
   it("a drag whose middle point crosses the terminal is refused too (every point)", async () => {
     const sb = sandbox();
     const program = { app: "fixture-app", steps: [{ action: "drag", path: [{ x: 100, y: 400 }, { x: 100, y: 800 }, { x: 300, y: 400 }] }] };
-    const r = expectOk(await run(sb, program), "run");
-    expect(r.steps[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { point: 1, pid: 4343 } } });
+    const e = expectError(await run(sb, program), "run", "POLICY_DENIED");
+    expect(e.details).toMatchObject({ step: 0, delivery: "not_dispatched", point: 1, pid: 4343 });
+    const { receipts } = failedProgram(e, 1);
+    expect(receipts[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { point: 1, pid: 4343 } } });
     expect(mutations(sb)).toEqual([]);
   });
 
@@ -110,8 +112,8 @@ describe("refused before dispatch: points known to be outside the allowed window
     const sb = sandbox();
     const scroll = expectError(await cli(sb, ["scroll", "--app", "fixture-app", "--direction", "up", "--x", "100", "--y", "800", ...fg]), "scroll", "POLICY_DENIED");
     expect(scroll.details).toMatchObject({ reason: "point-outside-target", pid: 4343 });
-    const move = expectOk(await run(sb, { app: "fixture-app", steps: [{ action: "move", x: 100, y: 800 }] }), "run");
-    expect(move.steps[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { reason: "point-outside-target", pid: 4343 } } });
+    const move = expectError(await run(sb, { app: "fixture-app", steps: [{ action: "move", x: 100, y: 800 }] }), "run", "POLICY_DENIED");
+    expect(failedProgram(move, 1).receipts[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { reason: "point-outside-target", pid: 4343 } } });
     // xterm's title bar lies above its client area (y 700): y 680 is over no client window.
     const bar = expectError(await cli(sb, ["click", "--app", "fixture-app", "--x", "100", "--y", "680", ...fg]), "click", "POLICY_DENIED");
     expect(bar.details).toMatchObject({ reason: "point-outside-target", pid: 4343, frame: true });

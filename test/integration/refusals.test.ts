@@ -28,8 +28,10 @@ describe("refusals", () => {
       const run = lines.find((l) => l.id === "prog");
       // Under load the cancel may even land before the wait starts: either way
       // the first step not completed is CANCELLED and nothing after it runs.
-      const steps = run.result.steps;
-      const k = run.result.firstFailure;
+      expect(run).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+      const steps = run.error.details.receipts;
+      const k = run.error.details.step;
+      expect(steps).toHaveLength(3);
       expect(k === 0 || k === 1).toBe(true);
       expect(steps[k].error.code).toBe("CANCELLED");
       expect(steps[k].delivery).toBe("not_dispatched");

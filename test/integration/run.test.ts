@@ -1,7 +1,7 @@
 // `deckhand run`: a program as JSON on stdin, validated whole before any step
 // is dispatched.
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupSandboxes, cli, expectError, expectOk, observeFixture, observedSandbox, sandbox, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, cli, expectError, expectOk, failedProgram, observeFixture, observedSandbox, sandbox, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -23,11 +23,16 @@ describe("run from stdin", () => {
     const sb = await observedSandbox();
     const program = { app: "fixture-app", observe: false, steps: [{ action: "click", elementIndex: 5 }, { action: "click", elementIndex: 1 }] };
     const r = await cli(sb, ["run"], { stdin: JSON.stringify(program) });
-    const result = expectOk(r, "run");
-    expect(result.firstFailure).toBe(0);
-    expect(result.steps.map((s: { status: string }) => s.status)).toEqual(["failed", "unattempted"]);
-    expect(result.steps[0].error.code).toBe("ELEMENT_INDEX_NOT_FOUND");
-    expect(result.observation).toBeNull();
+    // ok:false with the failing step's code; every step's receipt in details.receipts.
+    const e = expectError(r, "run", "ELEMENT_INDEX_NOT_FOUND");
+    expect(e.message).toMatch(/^step 0 \(click\): /);
+    expect(e.details).toMatchObject({ step: 0, delivery: "not_dispatched", stepsCompleted: 0, elementIndex: 5 });
+    const { receipts, observation } = failedProgram(e, 2);
+    expect(receipts.map((s) => s.status)).toEqual(["failed", "unattempted"]);
+    expect(receipts[0]!.error!.code).toBe("ELEMENT_INDEX_NOT_FOUND");
+    // observe: false -> no observation, and no settle (nothing was sent).
+    expect(observation).toBeUndefined();
+    expect(e.details.settle).toBeUndefined();
     expect(mutations(sb)).toEqual([]);
   });
 

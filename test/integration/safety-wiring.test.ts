@@ -75,10 +75,10 @@ describe("kill switch: pause_on_user_input", () => {
     try {
       const program = { app: "fixture-app", steps: [{ action: "wait", ms: 400 }, { action: "click", elementIndex: 1 }, { action: "click", elementIndex: 6 }], observe: false };
       const r = await p.request({ id: 1, command: "run", args: { program } });
-      expect(r.ok).toBe(true);
-      expect(r.result.steps.map((s: any) => s.status)).toEqual(["completed", "failed", "unattempted"]);
-      expect(r.result.steps[1].error.code).toBe("PAUSED");
-      expect(r.result.firstFailure).toBe(1);
+      expect(r).toMatchObject({ ok: false, error: { code: "PAUSED", details: { step: 1, delivery: "not_dispatched", stepsCompleted: 1 } } });
+      const steps = r.error.details.receipts;
+      expect(steps.map((s: any) => s.status)).toEqual(["completed", "failed", "unattempted"]);
+      expect(steps[1].error.code).toBe("PAUSED");
       expect(actions(sb.ops())).toEqual([]);
     } finally {
       await p.close();

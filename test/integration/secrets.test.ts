@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { cleanupSandboxes, cli, expectError, expectOk, observeFixture, observedSandbox, recordingHelper, sandbox, ServeProcess, type CliResult, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, cli, expectError, expectOk, failedProgram, observeFixture, observedSandbox, recordingHelper, sandbox, ServeProcess, type CliResult, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -173,9 +173,12 @@ describe("errors that echo a secret are scrubbed on the way out", () => {
     const secret = newSecret();
     const program = { app: "fixture-app", steps: [{ action: "set-value", elementIndex: 3, value: secret }], observe: false };
     const r = await cli(sb, ["run"], { stdin: JSON.stringify(program), mode: "echo-text" });
-    const result = expectOk(r, "run");
-    expect(result.steps[0]).toMatchObject({ status: "failed", error: { code: "INVALID_ARGUMENTS" } });
-    expect(result.steps[0].error.message).toContain("[redacted]");
+    const e = expectError(r, "run", "INVALID_ARGUMENTS");
+    // The envelope's own message and details, and the receipt's, all scrubbed.
+    expect(e.message).toContain("[redacted]");
+    const { receipts } = failedProgram(e, 1);
+    expect(receipts[0]).toMatchObject({ status: "failed", error: { code: "INVALID_ARGUMENTS" } });
+    expect(receipts[0]!.error!.message).toContain("[redacted]");
     expectScrubbed(r.stdout + r.stderr, secret);
     expectNowhere(sb, secret, [r]);
   });
@@ -188,7 +191,8 @@ describe("errors that echo a secret are scrubbed on the way out", () => {
       const bad = await s.request({ id: 1, command: "set-value", args: { app: "fixture-app", elementIndex: 3, value: secret } });
       expect(bad).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENTS" } });
       const run = await s.request({ id: 2, command: "run", args: { program: { app: "fixture-app", steps: [{ action: "type-text", elementIndex: 3, text: secret }], observe: false } } });
-      expect(run.result.steps[0].error.code).toBe("INVALID_ARGUMENTS");
+      expect(run).toMatchObject({ ok: false, error: { code: "INVALID_ARGUMENTS", details: { step: 0 } } });
+      expect(run.error.details.receipts[0].error.code).toBe("INVALID_ARGUMENTS");
       expect(await s.close()).toEqual({ code: 0, signal: null });
     } finally {
       s.kill();

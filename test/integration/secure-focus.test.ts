@@ -7,7 +7,7 @@
 // Fake fixture main window 0x200001: Password field at path [3], bounds
 // {30, 130, 100x24}; Name at [2] {30, 100}. Second window 0x200002.
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupSandboxes, cli, expectError, expectNotDispatched, expectOk, FIXTURE_WINDOW, FIXTURE_WINDOW_2, observeFixture, sandbox, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, cli, expectError, expectNotDispatched, expectOk, failedProgram, FIXTURE_WINDOW, FIXTURE_WINDOW_2, observeFixture, sandbox, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -34,8 +34,9 @@ describe("keys while a secure field has focus anywhere in the app", () => {
       const e = expectError(await cli(sb, [...argv, ...fg]), name, "POLICY_DENIED");
       expectSecureRefusal(e, "focused-secure");
     }
-    const hold = expectOk(await run(sb, { app: "fixture-app", steps: [{ action: "hold-key", key: "a", ms: 10 }] }), "run");
-    expect(hold.steps[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { rule: "builtin:secure_field" } } });
+    const hold = expectError(await run(sb, { app: "fixture-app", steps: [{ action: "hold-key", key: "a", ms: 10 }] }), "run", "POLICY_DENIED");
+    expectSecureRefusal(hold, "focused-secure");
+    expect(failedProgram(hold, 1).receipts[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { rule: "builtin:secure_field" } } });
     expect(mutations(sb)).toEqual([]);
     // Read live with focused_element, not from a tree.
     expect(sb.ops().filter((o) => o === "focused_element").length).toBe(4);

@@ -294,10 +294,12 @@ describe("2. abuse is bounded", () => {
       command: "run",
       args: { program: { app: "fixture-app", observe: false, steps: [{ action: "set-value", elementIndex: 3, value: "short" }, { action: "set-value", elementIndex: 3, value: "w".repeat(100_000) }] } },
     });
-    expect(prog.ok).toBe(true);
-    expect(prog.result.steps.map((x: any) => x.status)).toEqual(["completed", "failed"]);
-    expect(prog.result.steps[1].error).toMatchObject({ code: "INVALID_ARGUMENTS", details: { reason: "request-too-large", limit: 65536 } });
-    expect(prog.result.steps[1].delivery).toBe("not_dispatched");
+    expect(prog.error).toMatchObject({ code: "INVALID_ARGUMENTS", details: { step: 1, stepsCompleted: 1, delivery: "not_dispatched", reason: "request-too-large", limit: 65536 } });
+    expect(prog.error.message).not.toContain("wwww");
+    const steps = prog.error.details.receipts;
+    expect(steps.map((x: any) => x.status)).toEqual(["completed", "failed"]);
+    expect(steps[1].error).toMatchObject({ code: "INVALID_ARGUMENTS", details: { reason: "request-too-large", limit: 65536 } });
+    expect(steps[1].delivery).toBe("not_dispatched");
     const small = await s.request({ id: 3, command: "set-value", args: { app: "fixture-app", elementIndex: 3, value: "fits" } });
     expect(small.ok, JSON.stringify(small.error)).toBe(true);
     expect(sb.requests().filter((q) => q.op === "element_action").map((q) => (q.args as any).text)).toEqual(["short", "fits"]);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { BUN, cleanupSandboxes, cli, expectError, expectOk, FAKE, FIXTURE_WINDOW, MAIN, REPO, sandbox, ServeProcess, type Sandbox } from "./harness.ts";
+import { BUN, cleanupSandboxes, cli, expectError, expectOk, failedProgram, FAKE, FIXTURE_WINDOW, MAIN, REPO, sandbox, ServeProcess, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -130,8 +130,8 @@ describe("1a: activating a text field presses its window's sensitive default but
     const p = new ServeProcess(sb, fg);
     try {
       const r = await p.request({ id: 1, command: "run", args: { program } });
-      expect(r.ok, JSON.stringify(r)).toBe(true);
-      expect(r.result.steps[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "CONFIRM_REQUIRED" } });
+      expect(r.error, JSON.stringify(r)).toMatchObject({ code: "CONFIRM_REQUIRED", details: { step: 0, delivery: "not_dispatched" } });
+      expect(r.error.details.receipts[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "CONFIRM_REQUIRED" } });
     } finally {
       await p.close();
     }
@@ -141,8 +141,10 @@ describe("1a: activating a text field presses its window's sensitive default but
     await client.connect(transport);
     try {
       const r: any = await client.callTool({ name: "run_program", arguments: program });
-      const receipt = r.structuredContent?.result;
-      expect(receipt?.steps?.[0], JSON.stringify(r.structuredContent)).toMatchObject({ status: "failed", error: { code: "CONFIRM_REQUIRED" } });
+      // A failed program is a tool error; its receipts travel in the error's details.
+      expect(r.isError, JSON.stringify(r.structuredContent)).toBe(true);
+      expect(r.structuredContent?.error, JSON.stringify(r.structuredContent)).toMatchObject({ code: "CONFIRM_REQUIRED", details: { step: 0, delivery: "not_dispatched" } });
+      expect(r.structuredContent.error.details.receipts[0]).toMatchObject({ status: "failed", error: { code: "CONFIRM_REQUIRED" } });
     } finally {
       await client.close();
     }
@@ -230,9 +232,12 @@ describe("1b: keyboard activation reads the focus live", () => {
     // The scripted desktop: once focused, the Delete button reports the focus.
     sb.control({ focused: { window_id: FIXTURE_WINDOW, path: [1] } });
     const program = { app: "fixture-app", snapshotId: st.snapshot.snapshotId, steps: [{ action: "focus", elementIndex: indexOf(st, "Delete") }, { action: "press-key", key: "space" }], observe: false };
-    const r = expectOk(await cli(sb, ["run", ...fg], { stdin: JSON.stringify(program) }), "run");
-    expect(r.steps.map((s: any) => s.status)).toEqual(["completed", "failed"]);
-    expect(r.steps[1].error.code).toBe("CONFIRM_REQUIRED");
+    const e = expectError(await cli(sb, ["run", ...fg], { stdin: JSON.stringify(program) }), "run", "CONFIRM_REQUIRED");
+    expect(e.details).toMatchObject({ step: 1, stepsCompleted: 1, delivery: "not_dispatched" });
+    const { receipts } = failedProgram(e, 2);
+    expect(receipts.map((s) => s.status)).toEqual(["completed", "failed"]);
+    expect(receipts[0]).toMatchObject({ delivery: "submitted", route: "accessibility" });
+    expect(receipts[1]!.error!.code).toBe("CONFIRM_REQUIRED");
     expect(mutations(sb).map((m) => m.args.action ?? "input")).toEqual(["focus"]);
   });
 

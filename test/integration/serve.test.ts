@@ -1,7 +1,7 @@
 // `deckhand serve`: NDJSON requests in, one envelope with the same id out per
 // request, pipelined; programs; clean shutdown on EOF.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { cleanupSandboxes, cli, expectOk, isAlive, observeFixture, sandbox, ServeProcess, waitFor, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, cli, expectFlatDetails, expectOk, isAlive, observeFixture, sandbox, ServeProcess, waitFor, type Sandbox } from "./harness.ts";
 
 const procs: ServeProcess[] = [];
 afterEach(() => {
@@ -19,7 +19,7 @@ function expectLineEnvelope(line: any, command: string) {
   expect(line.schemaVersion).toBe(1);
   expect(line.command).toBe(command);
   expect(Object.keys(line).sort()).toEqual(line.ok ? ["command", "id", "ok", "result", "schemaVersion"] : ["command", "error", "id", "ok", "schemaVersion"]);
-  if (!line.ok) for (const v of Object.values(line.error.details)) expect(["string", "number", "boolean"]).toContain(typeof v);
+  if (!line.ok) expectFlatDetails(line.error.details);
 }
 
 describe("serve", () => {
@@ -112,13 +112,17 @@ describe("serve", () => {
       },
     });
     expectLineEnvelope(run, "run");
-    expect(run.ok).toBe(true);
-    const r = run.result;
+    // A failed step makes the request fail: its code, "step N (action): ...", and the evidence in details.
+    expect(run.ok).toBe(false);
+    expect(run.error).toMatchObject({ code: "ELEMENT_INDEX_NOT_FOUND", details: { step: 2, delivery: "not_dispatched", stepsCompleted: 2, elementIndex: 999 } });
+    expect(run.error.message).toMatch(/^step 2 \(click\): /);
+    const r = { steps: run.error.details.receipts, observation: run.error.details.observation, settle: run.error.details.settle };
     expect(r.steps.map((x: { status: string }) => x.status)).toEqual(["completed", "completed", "failed", "unattempted"]);
     expect(r.steps.map((x: { delivery: string }) => x.delivery)).toEqual(["submitted", "submitted", "not_dispatched", "not_dispatched"]);
-    expect(r.firstFailure).toBe(2);
     expect(r.steps[2].error.code).toBe("ELEMENT_INDEX_NOT_FOUND");
     expect(r.steps[1].verification.verified).toBe(true);
+    // Two steps were sent: the final observation waited for the app to settle first.
+    expect(r.settle).toEqual({ waitedMs: 100, events: 0, settled: true });
     expect(r.observation.snapshot.snapshotId).not.toBe(state.result.snapshot.snapshotId);
     // Exactly two actions sent, and exactly one tree read for the final observation.
     const log = sb.requests();

@@ -32,7 +32,7 @@ describe("supervision through the CLI", () => {
     const sb = sandbox();
     const r = await cli(sb, ["get-app-state", "--app", "fixture-app"], { mode: "wrong-major" });
     const e = expectError(r, "get-app-state", "HELPER_INCOMPATIBLE");
-    expect(e.message).toMatch(/2\.0.*1\.1/);
+    expect(e.message).toMatch(/2\.0.*1\.2/);
     expect(e.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.2" });
   });
 
