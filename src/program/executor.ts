@@ -4,7 +4,7 @@
 import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
 import type { Element, Snapshot } from "../session/snapshot.ts";
-import type { Delivery, Receipt, Route, WireLocator, WireWindow } from "../wire/messages.ts";
+import type { Delivery, Receipt, Route, WireLocator, WireNode, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { appStateResult, observe } from "../engine/observe.ts";
@@ -386,9 +386,11 @@ async function setValueByTyping(engine: Engine, el: Element, text: string, base:
   const notSent = { delivery: "not_dispatched" as const, fallback: "focus+select-all+type", fallbackFrom: why };
   await supervisor.request("element_action", { pid: app.pid, window_id: windowId, locator: toLocator(el), action: "focus", text: null, start: null, end: null, action_name: null });
   // The keys go where focus is: it must be this element, and not secure.
-  const before = await supervisor.request("focused_element", { pid: app.pid });
-  const f = before.result.node;
-  if (!f || f.secure || f.role !== el.locator.role || f.name !== el.locator.name) {
+  // Browsers move accessibility focus a little after the call returns: poll
+  // (bounded), stopping at once on a secure field.
+  const isTarget = (n: WireNode | null) => n !== null && !n.secure && n.role === el.locator.role && n.name === el.locator.name;
+  const f = await pollFocused(engine, app, (n) => isTarget(n) || n?.secure === true);
+  if (!f || f.secure || !isTarget(f)) {
     throw new DeckhandError(f?.secure ? "POLICY_DENIED" : "ACTION_FAILED", f?.secure ? "focus is on a secure field: no keys sent" : "focusing the element did not move keyboard focus to it: no keys sent", {
       details: { ...notSent, reason: f?.secure ? "secure-field-focused" : "focus-elsewhere" },
     });
@@ -402,8 +404,9 @@ async function setValueByTyping(engine: Engine, el: Element, text: string, base:
     focus: focusGuard(engine, app, windowId, keys),
   });
   const receipt = reply.receipt!;
-  const after = await supervisor.request("focused_element", { pid: app.pid });
-  const value = after.result.node?.value ?? null;
+  // The field shows typed text once the app has processed the keys: poll the read-back (bounded).
+  const after = await pollFocused(engine, app, (n) => n?.value === text);
+  const value = after?.value ?? null;
   const verified = value === null ? null : value === text;
   if (verified === false) {
     throw Object.assign(
@@ -423,6 +426,21 @@ async function setValueByTyping(engine: Engine, el: Element, text: string, base:
     fallback: "focus+select-all+type",
     fallbackFrom: why,
   };
+}
+
+/** How long the fallback waits for focus to land, and for typed text to read back. */
+const FALLBACK_POLL_MS = 800;
+const FALLBACK_POLL_STEP_MS = 40;
+
+/** focused_element until `done` holds or FALLBACK_POLL_MS pass; the last answer. */
+async function pollFocused(engine: Engine, app: ResolvedApp, done: (n: WireNode | null) => boolean): Promise<WireNode | null> {
+  const { supervisor } = await engine.helper();
+  const until = Date.now() + FALLBACK_POLL_MS;
+  for (;;) {
+    const node = (await supervisor.request("focused_element", { pid: app.pid })).result.node;
+    if (done(node) || Date.now() >= until) return node;
+    await cancellableSleep(FALLBACK_POLL_STEP_MS, engine.cancelSignal, "set-value by typing");
+  }
 }
 
 async function inputAction(engine: Engine, plan: Exclude<Plan, { kind: "element" } | { kind: "wait" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {

@@ -56,6 +56,9 @@ pub const TYPE_CHUNK: usize = 8;
 /// The longest the guard waits for the window manager to activate the target.
 const ACTIVATE_WAIT: Duration = Duration::from_millis(1000);
 
+/// How long a click holds its button down (xdotool's own delay).
+const CLICK_HOLD: Duration = Duration::from_millis(12);
+
 /// Longest uninterrupted sleep: cancels are noticed within this.
 const SLICE: Duration = Duration::from_millis(10);
 
@@ -329,6 +332,13 @@ impl<'a> Session<'a> {
                 for _ in 0..(*count).clamp(1, 3) {
                     self.check_here()?;
                     self.button_down(b)?;
+                    // A press and a release in the same instant is not a
+                    // click to GTK 4 (its check buttons took focus and never
+                    // toggled): hold the button as long as xdotool does.
+                    self.x.conn.flush()?;
+                    if !sleep_until(Instant::now() + CLICK_HOLD, self.cancelled) {
+                        return Err(cancelled_error("cancelled during a click".to_string()));
+                    }
                     self.button_up(b)?;
                 }
                 for &m in mods.iter().rev() {
