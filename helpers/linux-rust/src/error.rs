@@ -108,9 +108,9 @@ impl Error {
         Self::new(Code::Timeout, message)
     }
     /// Re-code an error (e.g. a D-Bus failure while acting becomes ACTION_FAILED),
-    /// but keep TIMEOUT as it is.
+    /// but keep TIMEOUT and APP_EXITED as they are (they say more).
     pub fn recode(mut self, code: Code) -> Self {
-        if self.code != Code::Timeout {
+        if !matches!(self.code, Code::Timeout | Code::AppExited) {
             self.code = code;
         }
         self
@@ -132,7 +132,11 @@ impl From<zbus::Error> for Error {
             zbus::Error::MethodError(name, msg, _) => {
                 let n = name.as_str();
                 let m = msg.clone().unwrap_or_default();
-                if n.ends_with("UnknownObject") || n.ends_with("UnknownMethod") || n.ends_with("ServiceUnknown") || n.ends_with("NoReply") && m.contains("disconnected") {
+                if peer_gone(n, &m) {
+                    // The application's connection is gone: it exited (or
+                    // closed its accessibility connection) mid-request.
+                    Error::new(Code::AppExited, format!("D-Bus {n}: {m}")).with("dbus_error", n)
+                } else if n.ends_with("UnknownObject") || n.ends_with("UnknownMethod") {
                     Error::new(Code::ElementUnresolvable, format!("D-Bus {n}: {m}")).with("dbus_error", n)
                 } else if n.ends_with("NoReply") || n.ends_with("Timeout") {
                     Error::timeout(format!("D-Bus {n}: {m}")).with("dbus_error", n)
@@ -142,6 +146,19 @@ impl From<zbus::Error> for Error {
             }
             _ => Error::internal(format!("D-Bus: {e}")),
         }
+    }
+}
+
+/// Whether a D-Bus error reply says the peer called is no longer on the bus:
+/// the name has no owner (ServiceUnknown, NameHasNoOwner), or it left
+/// without answering (NoReply "... disconnected ...", not NoReply's
+/// timeout).
+pub fn peer_gone(name: &str, message: &str) -> bool {
+    let n = name.rsplit('.').next().unwrap_or(name);
+    match n {
+        "ServiceUnknown" | "NameHasNoOwner" => true,
+        "NoReply" => message.contains("disconnected"),
+        _ => false,
     }
 }
 
@@ -192,5 +209,25 @@ impl From<x11rb::errors::ReplyOrIdError> for Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::internal(format!("I/O: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peer_that_left_the_bus_is_app_exited() {
+        let e = |n: &str, m: &str| {
+            let name = zbus::names::OwnedErrorName::try_from(n.to_string()).unwrap();
+            let msg = zbus::message::Message::method_call("/", "Ping").unwrap().build(&()).unwrap();
+            Error::from(zbus::Error::MethodError(name, Some(m.to_string()), msg)).code
+        };
+        assert_eq!(e("org.freedesktop.DBus.Error.ServiceUnknown", "The name :1.42 was not provided by any .service files"), Code::AppExited);
+        assert_eq!(e("org.freedesktop.DBus.Error.NameHasNoOwner", "Could not get PID of name ':1.42'"), Code::AppExited);
+        assert_eq!(e("org.freedesktop.DBus.Error.NoReply", "Message recipient disconnected from message bus without replying"), Code::AppExited);
+        assert_eq!(e("org.freedesktop.DBus.Error.NoReply", "Did not receive a reply"), Code::Timeout);
+        assert_eq!(e("org.freedesktop.DBus.Error.UnknownObject", "no such object"), Code::ElementUnresolvable);
+        assert_eq!(Error::new(Code::AppExited, "gone").recode(Code::ActionFailed).code, Code::AppExited);
     }
 }

@@ -42,6 +42,97 @@ pub fn desktop_id(pid: u32) -> Option<String> {
     None
 }
 
+/// Most bytes of /proc/PID/maps read to recognise a toolkit: a GTK or Qt
+/// app's maps are 50-150 KiB; a browser's can be megabytes, but those are
+/// recognised from their executable (or its first lines) long before.
+const MAPS_BUDGET: u64 = 512 * 1024;
+
+/// How sure a toolkit guess is: an application family (which may load
+/// GTK for its dialogs: LibreOffice's gtk3 plugin, Firefox, Chromium) beats
+/// Qt (whose GTK platform theme loads GTK), which beats GTK.
+fn rank(toolkit: &str) -> u8 {
+    match toolkit {
+        "libreoffice" | "firefox" | "chromium" | "electron" => 3,
+        "qt5" | "qt6" => 2,
+        _ => 1,
+    }
+}
+
+/// The toolkit an executable path stands for by itself.
+pub fn toolkit_from_executable(path: &str) -> Option<&'static str> {
+    let lower = path.to_ascii_lowercase();
+    let base = lower.rsplit('/').next().unwrap_or(&lower);
+    let base = base.strip_suffix(" (deleted)").unwrap_or(base);
+    match base {
+        "soffice.bin" | "soffice" | "oosplash" => return Some("libreoffice"),
+        "firefox" | "firefox-esr" | "firefox-bin" => return Some("firefox"),
+        "chromium" | "chromium-browser" | "chrome" | "google-chrome" | "headless_shell" => return Some("chromium"),
+        "electron" => return Some("electron"),
+        _ => {}
+    }
+    if lower.contains("/electron/") {
+        return Some("electron");
+    }
+    None
+}
+
+/// The toolkit one /proc/PID/maps line shows (a mapped library or the
+/// executable), if any.
+pub fn toolkit_from_map_line(line: &str) -> Option<&'static str> {
+    // The path is everything from the first '/' (it may hold spaces; lines
+    // of anonymous, [heap] or [stack] mappings have none).
+    let path = &line[line.find('/')?..];
+    if let Some(t) = toolkit_from_executable(path.trim_end()) {
+        return Some(t);
+    }
+    let base = path.rsplit('/').next().unwrap_or(path);
+    let table: [(&str, &'static str); 13] = [
+        ("libmergedlo.so", "libreoffice"),
+        ("libsofficeapp.so", "libreoffice"),
+        ("libxul.so", "firefox"),
+        ("libcef.so", "chromium"),
+        ("libQt6Gui.so", "qt6"),
+        ("libQt6Widgets.so", "qt6"),
+        ("libQt6Core.so", "qt6"),
+        ("libQt5Gui.so", "qt5"),
+        ("libQt5Widgets.so", "qt5"),
+        ("libQt5Core.so", "qt5"),
+        ("libgtk-4.so", "gtk4"),
+        ("libgtk-3.so", "gtk3"),
+        ("libgtk-x11-2.0.so", "gtk2"),
+    ];
+    table.iter().find(|(lib, _)| base.starts_with(lib)).map(|&(_, t)| t)
+}
+
+/// The best toolkit guess from maps lines; stops at the first line naming
+/// an application family (nothing can beat it).
+pub fn toolkit_from_maps(r: impl std::io::BufRead) -> Option<&'static str> {
+    let mut best: Option<&'static str> = None;
+    for line in r.split(b'\n') {
+        let Ok(line) = line else { break };
+        let Some(t) = toolkit_from_map_line(&String::from_utf8_lossy(&line)) else { continue };
+        if best.is_none_or(|b| rank(t) > rank(b)) {
+            best = Some(t);
+            if rank(t) == 3 {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The UI toolkit a process is built on: from its executable, else its
+/// mapped libraries (None when unknown, or its maps are unreadable: another
+/// user's process).
+pub fn toolkit(pid: u32, executable: Option<&str>) -> Option<&'static str> {
+    if let Some(t) = executable.and_then(toolkit_from_executable) {
+        return Some(t);
+    }
+    use std::io::Read;
+    let f = std::fs::File::open(format!("/proc/{pid}/maps")).ok()?;
+    toolkit_from_maps(std::io::BufReader::with_capacity(64 * 1024, f.take(MAPS_BUDGET)))
+}
+
 pub fn alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
@@ -56,5 +147,55 @@ mod tests {
         assert_eq!(parse_start_time(stat), Some(987654));
         assert!(start_time(std::process::id()).is_some());
         assert!(executable(std::process::id()).is_some());
+    }
+
+    #[test]
+    fn toolkit_from_sample_maps() {
+        let gtk3 = "\
+55d0c8a00000-55d0c8a02000 r--p 00000000 08:01 393231                     /usr/bin/mousepad
+7f1c2a000000-7f1c2a021000 rw-p 00000000 00:00 0 
+7f1c2b400000-7f1c2b4a0000 r--p 00000000 08:01 400100                     /usr/lib/x86_64-linux-gnu/libgtk-3.so.0.2404.29
+7f1c2c000000-7f1c2c010000 r-xp 00000000 08:01 400101                     /usr/lib/x86_64-linux-gnu/libgdk-3.so.0.2404.29
+7ffd6b1d0000-7ffd6b1f1000 rw-p 00000000 00:00 0                          [stack]
+";
+        assert_eq!(toolkit_from_maps(gtk3.as_bytes()), Some("gtk3"));
+        let gtk4 = "7f00-7f01 r--p 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libgtk-4.so.1.800.3\n";
+        assert_eq!(toolkit_from_maps(gtk4.as_bytes()), Some("gtk4"));
+        // Qt with the GTK platform theme loaded: Qt wins, wherever it comes.
+        let qt5 = "\
+7f00-7f01 r--p 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libgtk-3.so.0
+7f02-7f03 r--p 00000000 08:01 2 /usr/lib/x86_64-linux-gnu/libQt5Core.so.5.15.8
+7f04-7f05 r--p 00000000 08:01 3 /usr/lib/x86_64-linux-gnu/libQt5Gui.so.5.15.8
+";
+        assert_eq!(toolkit_from_maps(qt5.as_bytes()), Some("qt5"));
+        let qt6 = "7f02-7f03 r--p 00000000 08:01 2 /usr/lib/x86_64-linux-gnu/libQt6Gui.so.6.4.2\n";
+        assert_eq!(toolkit_from_maps(qt6.as_bytes()), Some("qt6"));
+        // LibreOffice with its gtk3 VCL plugin.
+        let lo = "\
+7f00-7f01 r--p 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libgtk-3.so.0
+7f02-7f03 r--p 00000000 08:01 2 /usr/lib/libreoffice/program/libmergedlo.so
+";
+        assert_eq!(toolkit_from_maps(lo.as_bytes()), Some("libreoffice"));
+        let ff = "7f00-7f01 r--p 00000000 08:01 1 /usr/lib/firefox-esr/libxul.so\n7f02-7f03 r--p 0 08:01 2 /usr/lib/x86_64-linux-gnu/libgtk-3.so.0\n";
+        assert_eq!(toolkit_from_maps(ff.as_bytes()), Some("firefox"));
+        let chromium = "55aa-55ab r--p 00000000 08:01 1 /usr/lib/chromium/chromium\n7f00-7f01 r--p 0 08:01 2 /usr/lib/x86_64-linux-gnu/libgtk-3.so.0\n";
+        assert_eq!(toolkit_from_maps(chromium.as_bytes()), Some("chromium"));
+        let cef = "7f00-7f01 r--p 00000000 08:01 1 /opt/app/libcef.so\n";
+        assert_eq!(toolkit_from_maps(cef.as_bytes()), Some("chromium"));
+        let electron = "55aa-55ab r--p 00000000 08:01 1 /usr/lib/node_modules/electron/dist/electron\n";
+        assert_eq!(toolkit_from_maps(electron.as_bytes()), Some("electron"));
+        // A replaced library, a path with a space, anonymous and special lines.
+        assert_eq!(toolkit_from_map_line("7f00-7f01 r--p 0 08:01 1 /usr/lib/libgtk-3.so.0.2404.29 (deleted)"), Some("gtk3"));
+        assert_eq!(toolkit_from_map_line("7f00-7f01 r--p 0 08:01 1 /opt/My App/libQt6Core.so.6"), Some("qt6"));
+        assert_eq!(toolkit_from_map_line("7f00-7f01 rw-p 00000000 00:00 0 "), None);
+        assert_eq!(toolkit_from_map_line("7ffd-7ffe rw-p 00000000 00:00 0   [heap]"), None);
+        assert_eq!(toolkit_from_map_line("7f00-7f01 r--p 0 08:01 1 /usr/lib/x86_64-linux-gnu/libgtk-3-common.so"), None);
+        assert_eq!(toolkit_from_maps("".as_bytes()), None);
+        assert_eq!(toolkit_from_executable("/usr/lib/libreoffice/program/soffice.bin"), Some("libreoffice"));
+        assert_eq!(toolkit_from_executable("/usr/lib/firefox-esr/firefox-esr"), Some("firefox"));
+        assert_eq!(toolkit_from_executable("/usr/bin/mousepad"), None);
+        // Our own process: readable, no toolkit.
+        assert_eq!(toolkit(std::process::id(), None), None);
+        assert_eq!(toolkit(u32::MAX, None), None, "no such process");
     }
 }

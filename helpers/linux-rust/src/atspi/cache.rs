@@ -106,12 +106,28 @@ pub struct ResolveCache {
     pub frames: HashMap<(u32, u32), FrameEntry>,
     /// (bus, frame path) -> nodes below it.
     pub trees: HashMap<(String, String), FrameTree>,
+    /// (bus, frame path) -> how the toolkit's answers are read there (GTK 4's
+    /// window-relative extents). A guess like the rest: an app restarted at
+    /// the same bus name is a new bus name.
+    pub views: HashMap<(String, String), crate::atspi::tree::View>,
 }
 
 impl ResolveCache {
     pub fn clear(&mut self) {
         self.frames.clear();
         self.trees.clear();
+        self.views.clear();
+    }
+
+    pub fn view(&self, bus: &str, frame: &str) -> Option<crate::atspi::tree::View> {
+        self.views.get(&(bus.to_string(), frame.to_string())).copied()
+    }
+
+    pub fn set_view(&mut self, bus: &str, frame: &str, v: crate::atspi::tree::View) {
+        if self.views.len() >= MAX_WINDOWS {
+            self.views.clear();
+        }
+        self.views.insert((bus.to_string(), frame.to_string()), v);
     }
 
     pub fn frame(&self, pid: u32, window_id: u32) -> Option<FrameEntry> {
@@ -127,6 +143,7 @@ impl ResolveCache {
 
     pub fn forget_frame(&mut self, pid: u32, window_id: u32) {
         if let Some(e) = self.frames.remove(&(pid, window_id)) {
+            self.views.remove(&(e.bus.clone(), e.frame.clone()));
             self.trees.remove(&(e.bus, e.frame));
         }
     }

@@ -11,7 +11,7 @@
 //! states, 4 of roles: role r is bit r % 32 of word r / 32).
 
 use super::tree;
-use super::{A11y, ObjRef, COORD_SCREEN, I_ACCESSIBLE, I_COMPONENT, I_TEXT, NULL_PATH, ROOT_PATH};
+use super::{A11y, CallError, ObjRef, COORD_SCREEN, I_ACCESSIBLE, I_COMPONENT, I_TEXT, NULL_PATH, ROOT_PATH};
 use crate::wire::messages::Rect;
 use crate::error::Result;
 use atspi::{Role, State};
@@ -73,6 +73,9 @@ fn unsupported(name: &str) -> bool {
     name.ends_with("UnknownMethod") || name.ends_with("UnknownInterface") || name.ends_with("NotSupported")
 }
 
+/// Longest one GetMatches may take (it searches a whole subtree).
+const MATCHES_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(3000);
+
 /// Collection.GetMatches on `path`, whole subtree (traverse), tree order, at
 /// most `count` objects. Ok(None): the object has no Collection.
 pub async fn get_matches(a: &A11y, bus: &str, path: &str, rule: &Rule, count: i32) -> Result<Option<Vec<ObjRef>>> {
@@ -80,12 +83,21 @@ pub async fn get_matches(a: &A11y, bus: &str, path: &str, rule: &Rule, count: i3
     if std::env::var("DECKHAND_NO_COLLECTION").is_ok_and(|v| v == "1") {
         return Ok(None);
     }
-    match a.conn.call_method(Some(bus), path, Some(I_COLLECTION), "GetMatches", &(rule, SORT_CANONICAL, count, true)).await {
+    match a.call_msg(bus, path, I_COLLECTION, "GetMatches", &(rule, SORT_CANONICAL, count, true), MATCHES_TIMEOUT).await {
         Ok(m) => {
             let v: Vec<ObjRef> = m.body().deserialize()?;
             Ok(Some(v.into_iter().filter(|(_, p)| p.as_str() != NULL_PATH && !p.as_str().is_empty()).collect()))
         }
-        Err(zbus::Error::MethodError(name, _, _)) if unsupported(name.as_str()) => Ok(None),
+        Err(CallError::Bus(zbus::Error::MethodError(name, _, _))) if unsupported(name.as_str()) => Ok(None),
+        // Qt 5 answers UnknownObject for an interface it does not implement
+        // (its adaptor declines the message), on objects that exist: if the
+        // object still answers as an Accessible, it just has no Collection.
+        Err(CallError::Bus(zbus::Error::MethodError(name, m, d))) if name.as_str().ends_with("UnknownObject") => {
+            match a.call::<_, u32>(bus, path, I_ACCESSIBLE, "GetRole", &()).await {
+                Ok(_) => Ok(None),
+                Err(_) => Err(CallError::Bus(zbus::Error::MethodError(name, m, d)).into()),
+            }
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -109,15 +121,19 @@ pub const WALK_BUDGET: usize = 4000;
 /// Cache.GetItems (every item's states in one call); without either, a
 /// breadth-first walk (GetChildren + GetState, each level pipelined) over at
 /// most WALK_BUDGET objects or until `until`. None of these prunes
-/// non-showing subtrees.
+/// non-showing subtrees. The walk never lists the children of a node that
+/// manages its descendants or claims absurdly many (`Item::huge`): reading
+/// those can hang the app (LibreOffice Calc); a focused cell there is found
+/// by Collection, or not at all.
 pub async fn focused_objects(a: &A11y, bus: &str, until: Instant) -> Result<(Vec<String>, Source)> {
     if let Some(v) = get_matches(a, bus, ROOT_PATH, &focused_rule(), MAX_FOCUSED).await? {
         return Ok((v.into_iter().map(|(_, p)| p.to_string()).collect(), Source::Collection));
     }
     let focused = state_bit(State::Focused);
-    let no_cache = std::env::var("DECKHAND_NO_CACHE").is_ok_and(|v| v == "1");
-    if !no_cache {
-        if let Ok(items) = tree::cache_items(a, bus).await {
+    // Cache.GetItems only when no synthetic input is in flight (and not
+    // disabled): `tree::bulk_items`.
+    if let Some(items) = tree::bulk_items(a, bus).await {
+        if let Ok(items) = items {
             let found = items.into_iter().filter(|i| i.states & focused != 0 && i.path != ROOT_PATH).map(|i| i.path).take(MAX_FOCUSED as usize).collect();
             return Ok((found, Source::Cache));
         }
@@ -137,15 +153,21 @@ pub async fn focused_objects(a: &A11y, bus: &str, until: Instant) -> Result<(Vec
             .collect();
         seen += next.len();
         let states = join_all(next.iter().map(|p| a.call::<_, Vec<u32>>(bus, p, I_ACCESSIBLE, "GetState", &()))).await;
-        for (p, s) in next.iter().zip(states) {
-            if s.is_ok_and(|w| tree::states_from_words(&w) & focused != 0) {
+        let manages = state_bit(State::ManagesDescendants);
+        let mut descend = Vec::with_capacity(next.len());
+        for (p, s) in next.into_iter().zip(states) {
+            let bits = s.map(|w| tree::states_from_words(&w)).unwrap_or(0);
+            if bits & focused != 0 {
                 found.push(p.clone());
+            }
+            if bits & manages == 0 {
+                descend.push(p);
             }
         }
         if !found.is_empty() {
             break;
         }
-        level = next;
+        level = descend;
     }
     Ok((found, Source::Walk))
 }

@@ -7,10 +7,13 @@ pub mod actions;
 pub mod apps;
 pub mod cache;
 pub mod collection;
+pub mod settle;
 pub mod tree;
 
 use crate::error::{Code, Error, Result};
 use serde::Serialize;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use zbus::zvariant::{DynamicDeserialize, DynamicType, OwnedObjectPath, OwnedValue};
 
@@ -33,9 +36,40 @@ pub const COORD_SCREEN: u32 = 0;
 /// An accessible object reference: (bus name, object path).
 pub type ObjRef = (String, OwnedObjectPath);
 
+/// Longest one call into an application may take. A toolkit busy for
+/// longer (LibreOffice building a huge child list, a hung app) must not hold
+/// the request: the call fails with TIMEOUT and the reader goes on without
+/// that answer. Bulk calls (Cache.GetItems, Collection) pass their own.
+pub const CALL_TIMEOUT: Duration = Duration::from_millis(1500);
+
+/// Calls one observation may make into an application (get_tree,
+/// focused_element, the secure-field search): a bound on the work we cause in
+/// the target, whatever its tree looks like.
+pub const REQUEST_CALL_BUDGET: u32 = 20_000;
+
+/// A per-request count of the calls made into applications, with a limit.
+#[derive(Debug)]
+pub struct Budget {
+    used: AtomicU32,
+    limit: u32,
+}
+
+impl Budget {
+    /// Take one call; false (and the count stays at the limit) when spent.
+    fn take(&self) -> bool {
+        if self.used.fetch_add(1, Ordering::Relaxed) >= self.limit {
+            self.used.store(self.limit, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+}
+
 #[derive(Clone)]
 pub struct A11y {
     pub conn: zbus::Connection,
+    /// None: uncounted (the shared connection); Some: this request's budget.
+    budget: Option<Arc<Budget>>,
 }
 
 /// Where the accessibility bus is: AT_SPI_BUS_ADDRESS, else org.a11y.Bus on
@@ -80,7 +114,7 @@ impl A11y {
             .build()
             .await
             .map_err(|e| Error::new(Code::PermissionDenied, format!("cannot connect to the accessibility bus {address}: {e}")))?;
-        let me = A11y { conn };
+        let me = A11y { conn, budget: None };
         // Applications (GTK's atk-bridge) expose org.a11y.atspi.Cache only
         // once some client listens for events: register one, rare, event.
         if let Err(e) = me
@@ -92,13 +126,60 @@ impl A11y {
         Ok(me)
     }
 
-    /// One method call; the reply body is decoded into `R`.
+    /// The same connection with a fresh call budget of `limit` calls: every
+    /// call made through the copy (and its clones) is counted.
+    pub fn budgeted(&self, limit: u32) -> A11y {
+        A11y { conn: self.conn.clone(), budget: Some(Arc::new(Budget { used: AtomicU32::new(0), limit })) }
+    }
+
+    /// Calls made (or refused for want of budget) so far through this budget.
+    pub fn calls(&self) -> u32 {
+        self.budget.as_ref().map(|b| b.used.load(Ordering::Relaxed).min(b.limit)).unwrap_or(0)
+    }
+
+    /// Calls this budget still allows (u32::MAX: unbudgeted).
+    pub fn remaining(&self) -> u32 {
+        match &self.budget {
+            Some(b) => b.limit.saturating_sub(b.used.load(Ordering::Relaxed)),
+            None => u32::MAX,
+        }
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// Take one call from the budget; Err when none is left.
+    fn spend(&self) -> Result<()> {
+        if let Some(b) = &self.budget {
+            if !b.take() {
+                return Err(Error::timeout(format!("the request's budget of {} accessibility calls is spent", b.limit)).with("budget", b.limit));
+            }
+        }
+        Ok(())
+    }
+
+    /// One raw method call, counted and bounded by `timeout`. D-Bus errors
+    /// are returned as zbus gives them (callers match on their names).
+    pub async fn call_msg<B>(&self, dest: &str, path: &str, iface: &str, method: &str, body: &B, timeout: Duration) -> std::result::Result<zbus::Message, CallError>
+    where
+        B: Serialize + DynamicType,
+    {
+        self.spend().map_err(CallError::Ours)?;
+        match tokio::time::timeout(timeout, self.conn.call_method(Some(dest), path, Some(iface), method, body)).await {
+            Ok(r) => r.map_err(CallError::Bus),
+            Err(_) => Err(CallError::Ours(Error::timeout(format!("{iface}.{method} on {path} did not answer within {} ms", timeout.as_millis())))),
+        }
+    }
+
+    /// One method call (counted, at most CALL_TIMEOUT); the reply body is
+    /// decoded into `R`.
     pub async fn call<B, R>(&self, dest: &str, path: &str, iface: &str, method: &str, body: &B) -> Result<R>
     where
         B: Serialize + DynamicType,
         R: for<'d> DynamicDeserialize<'d>,
     {
-        let msg = self.conn.call_method(Some(dest), path, Some(iface), method, body).await?;
+        let msg = self.call_msg(dest, path, iface, method, body, CALL_TIMEOUT).await?;
         let r: R = msg.body().deserialize()?;
         Ok(r)
     }
@@ -123,10 +204,41 @@ impl A11y {
     }
 }
 
+/// Why a raw call failed: the application's D-Bus error, or ours (budget
+/// spent, no answer in time).
+#[derive(Debug)]
+pub enum CallError {
+    Bus(zbus::Error),
+    Ours(Error),
+}
+
+impl From<CallError> for Error {
+    fn from(e: CallError) -> Error {
+        match e {
+            CallError::Bus(e) => e.into(),
+            CallError::Ours(e) => e,
+        }
+    }
+}
+
 /// Run a future with its own timeout; a timeout becomes TIMEOUT.
 pub async fn within<T>(d: Duration, what: &str, f: impl std::future::Future<Output = Result<T>>) -> Result<T> {
     match tokio::time::timeout(d, f).await {
         Ok(r) => r,
         Err(_) => Err(Error::timeout(format!("{what} did not answer within {} ms", d.as_millis()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_counts_and_refuses() {
+        let b = Budget { used: AtomicU32::new(0), limit: 3 };
+        assert!(b.take() && b.take() && b.take());
+        assert!(!b.take(), "the fourth call is refused");
+        assert!(!b.take());
+        assert_eq!(b.used.load(Ordering::Relaxed), 3, "refusals do not overflow the count");
     }
 }

@@ -6,12 +6,12 @@
 //! with pipelined concurrent calls on the same connection. Fallback: a
 //! breadth-first walk, each level's calls pipelined.
 
-use super::{within, A11y, ObjRef, CACHE_PATH, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_CACHE, I_COMPONENT, I_PROPS, I_TEXT, I_VALUE, NULL_PATH, ROOT_PATH};
+use super::{A11y, ObjRef, CACHE_PATH, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_CACHE, I_COMPONENT, I_TEXT, I_VALUE, NULL_PATH, ROOT_PATH};
 use crate::error::{Code, Error, Result};
 use crate::wire::messages::{Rect, WireNode};
 use atspi::{Role, StateSet};
 use futures_util::future::join_all;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 
@@ -21,9 +21,19 @@ pub const IF_TEXT: u32 = 1 << 3;
 pub const IF_EDITABLE: u32 = 1 << 4;
 pub const IF_VALUE: u32 = 1 << 5;
 pub const IF_SELECTION: u32 = 1 << 6;
+pub const IF_TABLE: u32 = 1 << 7;
 
+const I_TABLE: &str = "org.a11y.atspi.Table";
+const I_APPLICATION: &str = "org.a11y.atspi.Application";
+
+const STATE_FOCUSABLE: u64 = 1 << 11;
 const STATE_SHOWING: u64 = 1 << 25;
+const STATE_VISIBLE: u64 = 1 << 30;
 const STATE_MANAGES_DESCENDANTS: u64 = 1 << 31;
+
+/// A child count above this is not a real list of children to read (Calc's
+/// sheet says 2147483647).
+const ABSURD_CHILD_COUNT: i32 = 10_000;
 
 /// Longest value text returned for one node (characters).
 const MAX_VALUE_CHARS: usize = 32 * 1024;
@@ -38,6 +48,7 @@ pub fn iface_bits(names: &[String]) -> u32 {
             "org.a11y.atspi.EditableText" => IF_EDITABLE,
             I_VALUE => IF_VALUE,
             "org.a11y.atspi.Selection" => IF_SELECTION,
+            I_TABLE => IF_TABLE,
             _ => 0,
         };
     }
@@ -106,6 +117,19 @@ impl Item {
     pub fn showing(&self) -> bool {
         self.states & STATE_SHOWING != 0
     }
+    /// On screen as far as the toolkit says: SHOWING, or, for a toolkit that
+    /// never sets SHOWING below the frame (`visible_ok`, GTK 4.8), VISIBLE.
+    pub fn open(&self, visible_ok: bool) -> bool {
+        self.showing() || (visible_ok && self.states & STATE_VISIBLE != 0)
+    }
+    /// Children that must never be listed with GetChildren: the node manages
+    /// its descendants (they are made on demand: LibreOffice Calc's sheet
+    /// makes every cell it is asked for, and GetChildren asks for 2^31 of
+    /// them: soffice spins at 100% CPU and grows to gigabytes), or claims
+    /// more children than any list we would read.
+    pub fn huge(&self, max_children: u32) -> bool {
+        self.states & STATE_MANAGES_DESCENDANTS != 0 || self.child_count > ABSURD_CHILD_COUNT || self.child_count as i64 > 2 * max_children as i64
+    }
     pub fn secure(&self) -> bool {
         is_secure_role(self.role)
     }
@@ -115,6 +139,18 @@ impl Item {
 pub struct Model {
     pub items: HashMap<String, Item>,
     pub kids: HashMap<String, Vec<String>>,
+    /// Parents whose children were listed live (GetChildren, or the visible
+    /// part of a huge list): each child's `index` is its index in the parent
+    /// (what GetChildAtIndex takes) and is its path component, whatever the
+    /// list leaves out (a vanished child, the cells outside the visible
+    /// range, a null entry) so that leaving a node out never renumbers its
+    /// siblings. Other parents (the cache's lists): the position in `kids`.
+    pub indexed: HashSet<String>,
+    /// The toolkit never sets SHOWING below the frame: descend VISIBLE nodes.
+    pub visible_ok: bool,
+    /// Nodes whose extents are empty (GTK 4's hidden stack pages are VISIBLE
+    /// with a 0x0 size): not descended into when `visible_ok`.
+    pub empty: HashSet<String>,
 }
 
 impl Model {
@@ -136,7 +172,12 @@ impl Model {
             })
             .collect();
         let items = list.into_iter().map(|i| (i.path.clone(), i)).collect();
-        Model { items, kids }
+        Model { items, kids, indexed: HashSet::new(), visible_ok: false, empty: HashSet::new() }
+    }
+
+    /// Whether `it`, at `depth` below the frame, is descended into.
+    pub fn descends(&self, it: &Item, depth: u32) -> bool {
+        depth == 0 || (it.open(self.visible_ok) && !(self.visible_ok && self.empty.contains(&it.path)))
     }
 }
 
@@ -145,8 +186,11 @@ type CacheItemLegacy = (ObjRef, ObjRef, ObjRef, Vec<ObjRef>, Vec<String>, String
 
 /// Cache.GetItems. Err when the app has no cache (not a GTK app, or no event
 /// listener registered yet).
+///
+/// Callers hold a `worker::BulkRead` (see `bulk_read`) while it runs: never
+/// while synthetic input is in flight.
 pub async fn cache_items(a: &A11y, bus: &str) -> Result<Vec<Item>> {
-    let msg = a.conn.call_method(Some(bus), CACHE_PATH, Some(I_CACHE), "GetItems", &()).await?;
+    let msg = a.call_msg(bus, CACHE_PATH, I_CACHE, "GetItems", &(), CACHE_TIMEOUT).await?;
     let body = msg.body();
     if let Ok(v) = body.deserialize::<Vec<CacheItemNew>>() {
         return Ok(v
@@ -212,68 +256,16 @@ pub async fn describe(a: &A11y, bus: &str, path: &str, parent: &str, index: i32)
     })
 }
 
-/// Describe one accessible and read its AccessibleId in four concurrent
-/// calls: GetRole, GetState, GetInterfaces and Properties.GetAll (name,
-/// description, child count and id in one reply). If GetAll fails (a toolkit
-/// without it), the properties are read one by one, as `describe` does.
+/// Describe one accessible and read its AccessibleId, all calls concurrent.
+///
+/// Every property is read with its own Properties.Get, never with
+/// Properties.GetAll: Qt 5.15's AT-SPI bridge (qspiaccessiblebridge) crashes
+/// the application on GetAll(org.a11y.atspi.Accessible) (reported with
+/// featherpad), so the helper never sends GetAll to any application. The
+/// extra round trips cost nothing noticeable: they are pipelined.
 pub async fn describe_with_id(a: &A11y, bus: &str, path: &str, parent: &str, index: i32) -> Result<(Item, String)> {
-    let (role, states, ifaces, all) = tokio::join!(
-        a.call::<_, u32>(bus, path, I_ACCESSIBLE, "GetRole", &()),
-        a.call::<_, Vec<u32>>(bus, path, I_ACCESSIBLE, "GetState", &()),
-        a.call::<_, Vec<String>>(bus, path, I_ACCESSIBLE, "GetInterfaces", &()),
-        a.call::<_, HashMap<String, OwnedValue>>(bus, path, I_PROPS, "GetAll", &(I_ACCESSIBLE,)),
-    );
-    let role = role?;
-    let string = |m: &mut HashMap<String, OwnedValue>, k: &str| m.remove(k).and_then(|v| String::try_from(v).ok());
-    let (name, description, count, identifier) = match all {
-        Ok(mut m) => {
-            let name = string(&mut m, "Name");
-            let description = string(&mut m, "Description");
-            let count = m.remove("ChildCount").and_then(|v| i32::try_from(v).ok());
-            let identifier = string(&mut m, "AccessibleId");
-            (name, description, count, identifier)
-        }
-        Err(_) => (None, None, None, None),
-    };
-    // Anything GetAll did not carry: asked for on its own.
-    let (name, description, count, identifier) = tokio::join!(
-        async {
-            match name {
-                Some(n) => n,
-                None => a.prop_string(bus, path, I_ACCESSIBLE, "Name").await.unwrap_or_default(),
-            }
-        },
-        async {
-            match description {
-                Some(d) => d,
-                None => a.prop_string(bus, path, I_ACCESSIBLE, "Description").await.unwrap_or_default(),
-            }
-        },
-        async {
-            match count {
-                Some(c) => c,
-                None => a.prop(bus, path, I_ACCESSIBLE, "ChildCount").await.ok().and_then(|v| i32::try_from(v).ok()).unwrap_or(0),
-            }
-        },
-        async {
-            match identifier {
-                Some(i) => i,
-                None => read_identifier(a, bus, path).await,
-            }
-        },
-    );
-    let item = Item {
-        path: path.to_string(),
-        parent: parent.to_string(),
-        index,
-        role,
-        name,
-        description,
-        states: states_from_words(&states.unwrap_or_default()),
-        ifaces: iface_bits(&ifaces.unwrap_or_default()),
-        child_count: count,
-    };
-    Ok((item, identifier))
+    let (item, identifier) = tokio::join!(describe(a, bus, path, parent, index), read_identifier(a, bus, path));
+    Ok((item?, identifier))
 }
 
 /// The window's frame among the app's top-level accessibles: same name as
@@ -331,13 +323,29 @@ pub async fn extents(a: &A11y, bus: &str, path: &str) -> Option<Rect> {
     Some(Rect::new(x, y, w as u32, h as u32))
 }
 
-/// Fetch the app's model: cache first, else `None` (caller walks).
-pub async fn model_from_cache(a: &A11y, bus: &str) -> Option<Model> {
+/// Longest a Cache.GetItems may take.
+const CACHE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Cache.GetItems when it may be sent now: not disabled, and no synthetic
+/// input in flight (Chromium crashed handling typed keys while it was
+/// serialising its whole tree for a bulk read). None: read some other way.
+pub async fn bulk_items(a: &A11y, bus: &str) -> Option<Result<Vec<Item>>> {
     // Debug/comparison switch: force the walk.
     if std::env::var("DECKHAND_NO_CACHE").is_ok_and(|v| v == "1") {
         return None;
     }
-    match within(Duration::from_secs(5), "Cache.GetItems", cache_items(a, bus)).await {
+    let Some(_guard) = crate::ops::worker::BulkRead::begin() else {
+        if crate::debug() {
+            eprintln!("deckhand-helper-linux: input in flight: no bulk cache read of {bus}");
+        }
+        return None;
+    };
+    Some(cache_items(a, bus).await)
+}
+
+/// Fetch the app's model: cache first, else `None` (caller walks).
+pub async fn model_from_cache(a: &A11y, bus: &str) -> Option<Model> {
+    match bulk_items(a, bus).await? {
         Ok(items) => Some(Model::from_items(items)),
         Err(e) => {
             eprintln!("deckhand-helper-linux: no bulk cache for {bus}: {}", e.message);
@@ -369,34 +377,57 @@ pub struct Limits {
     pub max_nodes: u32,
 }
 
+/// Calls `describe` makes per node.
+const DESCRIBE_CALLS: u32 = 6;
+/// Calls `fetch_details` makes per node, at most.
+const DETAIL_CALLS: u32 = 5;
+
 /// Breadth-first walk below `frame`, every level's calls in flight together.
-pub async fn walk(a: &A11y, bus: &str, frame: &str, lim: &Limits) -> Result<Model> {
+/// `visible_ok`: descend VISIBLE nodes too (see `Model::visible_ok`).
+pub async fn walk(a: &A11y, bus: &str, frame: &str, lim: &Limits, visible_ok: bool) -> Result<Model> {
     let root = describe(a, bus, frame, "", 0).await?;
+    let mut m = Model::from_items(Vec::new());
+    m.visible_ok = visible_ok;
     let mut all = vec![root];
+    let mut kids: HashMap<String, Vec<String>> = HashMap::new();
     let mut level: Vec<(usize, u32)> = vec![(0, 0)]; // (index in all, depth)
     let cap = (lim.max_nodes as usize).saturating_mul(2).max(16);
-    while !level.is_empty() && all.len() < cap {
+    while !level.is_empty() && all.len() < cap && !a.exhausted() {
         // Which nodes of this level we descend into.
-        let parents: Vec<(usize, u32)> = level
+        let mut parents: Vec<(usize, u32)> = level
             .iter()
             .copied()
             .filter(|&(i, d)| {
                 let it = &all[i];
-                d < lim.max_depth && it.child_count > 0 && (d == 0 || it.showing())
+                d < lim.max_depth && it.child_count > 0 && m.descends(it, d)
             })
             .collect();
-        let lists = join_all(parents.iter().map(|&(i, _)| a.children(bus, &all[i].path))).await;
+        if visible_ok {
+            let paths: Vec<String> = parents.iter().filter(|&&(_, d)| d > 0).map(|&(i, _)| all[i].path.clone()).collect();
+            mark_empty(a, bus, &mut m, &paths).await;
+            parents.retain(|&(i, d)| m.descends(&all[i], d));
+        }
+        let lists = join_all(parents.iter().map(|&(i, _)| list_children(a, bus, &all[i], lim))).await;
         let mut next_refs: Vec<(String, String, i32, u32)> = Vec::new();
-        for (&(i, d), kids) in parents.iter().zip(lists) {
-            let Ok(kids) = kids else { continue };
-            for (idx, (_, p)) in kids.into_iter().enumerate().take(lim.max_children as usize) {
-                if p.as_str() == NULL_PATH {
+        for (&(i, d), l) in parents.iter().zip(lists) {
+            let Ok((l, _)) = l else { continue };
+            let parent = all[i].path.clone();
+            m.indexed.insert(parent.clone());
+            let mut order = Vec::with_capacity(l.len());
+            for (p, idx) in l.into_iter().take(lim.max_children as usize) {
+                if p == NULL_PATH {
                     continue;
                 }
-                next_refs.push((p.to_string(), all[i].path.clone(), idx as i32, d + 1));
+                order.push(p.clone());
+                next_refs.push((p, parent.clone(), idx, d + 1));
             }
+            kids.insert(parent, order);
         }
         next_refs.truncate(cap.saturating_sub(all.len()));
+        // What the budget still allows (the details of the returned nodes
+        // need their share too).
+        let afford = (a.remaining() / (DESCRIBE_CALLS + DETAIL_CALLS)) as usize;
+        next_refs.truncate(afford);
         let described = join_all(next_refs.iter().map(|(p, parent, idx, _)| describe(a, bus, p, parent, *idx))).await;
         level = Vec::new();
         for ((_, _, _, d), it) in next_refs.iter().zip(described) {
@@ -406,20 +437,132 @@ pub async fn walk(a: &A11y, bus: &str, frame: &str, lim: &Limits) -> Result<Mode
             }
         }
     }
-    Ok(Model::from_items(all))
+    let known: HashSet<String> = all.iter().map(|i| i.path.clone()).collect();
+    let (indexed, empty) = (std::mem::take(&mut m.indexed), std::mem::take(&mut m.empty));
+    let mut m = Model::from_items(all);
+    // The structure is GetChildren's (or the visible range's), not the
+    // items' index fields: keep it as read, minus nodes that vanished.
+    for (p, mut l) in kids {
+        l.retain(|c| known.contains(c));
+        m.kids.insert(p, l);
+    }
+    m.indexed = indexed;
+    m.empty = empty;
+    m.visible_ok = visible_ok;
+    Ok(m)
 }
 
-/// Children of one object, authoritative order (index = GetChildAtIndex).
-/// Very large child lists are read index by index up to `max`.
-async fn children_capped(a: &A11y, bus: &str, path: &str, count: i32, max: u32) -> Result<Vec<String>> {
-    let list: Vec<String> = if count > 0 && count as i64 > 2 * max as i64 {
-        let n = max.min(count as u32);
-        let refs = join_all((0..n).map(|i| async move { a.call::<_, ObjRef>(bus, path, I_ACCESSIBLE, "GetChildAtIndex", &(i as i32,)).await })).await;
-        refs.into_iter().map(|r| r.map(|(_, p)| p.to_string()).unwrap_or_else(|_| NULL_PATH.to_string())).collect()
-    } else {
-        a.children(bus, path).await?.into_iter().map(|(_, p)| p.to_string()).collect()
-    };
-    Ok(list)
+/// GTK 4 (`visible_ok`): which of `paths` have empty extents (a hidden stack
+/// page's widgets are VISIBLE, 0x0); those are not descended into.
+async fn mark_empty(a: &A11y, bus: &str, m: &mut Model, paths: &[String]) {
+    let ext = join_all(paths.iter().map(|p| a.call::<_, (i32, i32, i32, i32)>(bus, p, I_COMPONENT, "GetExtents", &(COORD_SCREEN,)))).await;
+    for (p, e) in paths.iter().zip(ext) {
+        if let Ok((_, _, w, h)) = e {
+            if w <= 0 || h <= 0 {
+                m.empty.insert(p.clone());
+            }
+        }
+    }
+}
+
+/// The children of `it` we read: (object path, index in parent). All of
+/// them (GetChildren: the GetChildAtIndex order) for an ordinary node; for a
+/// `huge` one never GetChildren, only the visible part (`visible_children`).
+/// The bool says whether the list is such a subset.
+async fn list_children(a: &A11y, bus: &str, it: &Item, lim: &Limits) -> Result<(Vec<(String, i32)>, bool)> {
+    if it.huge(lim.max_children) {
+        return Ok((visible_children(a, bus, it, lim).await, true));
+    }
+    let l = a.children(bus, &it.path).await?;
+    Ok((l.into_iter().enumerate().map(|(i, (_, p))| (p.to_string(), i as i32)).collect(), false))
+}
+
+/// The on-screen children of a node whose children must not be listed
+/// (`Item::huge`). A table: the cells between the ones at its top-left and
+/// bottom-right inner corners (Component.GetAccessibleAtPoint; their
+/// IndexInParent gives row and column), row by row, at most
+/// min(max_children, max_nodes) cells. Anything else (or a table that
+/// cannot be hit-tested): the first max_children indices, GetChildAtIndex
+/// each. Every child's index is its own IndexInParent (or the index asked
+/// for), the locator path component.
+async fn visible_children(a: &A11y, bus: &str, it: &Item, lim: &Limits) -> Vec<(String, i32)> {
+    let cap = lim.max_children.min(lim.max_nodes).max(1);
+    if it.ifaces & IF_TABLE != 0 {
+        if let Some(v) = visible_cells(a, bus, &it.path, cap).await {
+            return v;
+        }
+    }
+    // The count live: the cache says 0 for a node that manages its
+    // descendants (at-spi2-atk does not look into it).
+    let count = a.prop(bus, &it.path, I_ACCESSIBLE, "ChildCount").await.ok().and_then(|v| i32::try_from(v).ok()).unwrap_or(it.child_count);
+    let n = if count > 0 { cap.min(count as u32) } else { 0 };
+    let refs = join_all((0..n).map(|i| async move { a.call::<_, ObjRef>(bus, &it.path, I_ACCESSIBLE, "GetChildAtIndex", &(i as i32,)).await })).await;
+    refs.into_iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.ok().map(|(_, p)| (p.to_string(), i as i32)))
+        .filter(|(p, _)| p != NULL_PATH && !p.is_empty())
+        .collect()
+}
+
+/// Row and column of the table cell at a screen point.
+async fn cell_at(a: &A11y, bus: &str, table: &str, x: i32, y: i32) -> Option<(i32, i32)> {
+    let (_, cell): ObjRef = a.call(bus, table, I_COMPONENT, "GetAccessibleAtPoint", &(x, y, COORD_SCREEN)).await.ok()?;
+    if cell.as_str() == NULL_PATH || cell.as_str() == table {
+        return None;
+    }
+    let idx: i32 = a.call(bus, cell.as_str(), I_ACCESSIBLE, "GetIndexInParent", &()).await.ok()?;
+    let arg = (idx,);
+    let (r, c) = tokio::join!(
+        a.call::<_, i32>(bus, table, I_TABLE, "GetRowAtIndex", &arg),
+        a.call::<_, i32>(bus, table, I_TABLE, "GetColumnAtIndex", &arg),
+    );
+    let (r, c) = (r.ok()?, c.ok()?);
+    (r >= 0 && c >= 0).then_some((r, c))
+}
+
+/// The cells of a table's visible range (see `visible_children`).
+async fn visible_cells(a: &A11y, bus: &str, table: &str, cap: u32) -> Option<Vec<(String, i32)>> {
+    let e = extents(a, bus, table).await?;
+    if e.width < 4 || e.height < 4 {
+        return None;
+    }
+    let (x0, y0) = (e.x + 1, e.y + 1);
+    let (x1, y1) = (e.x + e.width as i32 - 2, e.y + e.height as i32 - 2);
+    let (tl, br) = tokio::join!(cell_at(a, bus, table, x0, y0), cell_at(a, bus, table, x1, y1));
+    let (r0, c0) = tl?;
+    let (r1, c1) = br.unwrap_or((r0, c0));
+    let cells = visible_range(r0, c0, r1, c1, cap);
+    let refs = join_all(cells.iter().map(|&(r, c)| async move {
+        let (_, cell): ObjRef = a.call(bus, table, I_TABLE, "GetAccessibleAt", &(r, c)).await.ok()?;
+        if cell.as_str() == NULL_PATH {
+            return None;
+        }
+        let idx: i32 = a.call(bus, cell.as_str(), I_ACCESSIBLE, "GetIndexInParent", &()).await.ok()?;
+        (idx >= 0).then(|| (cell.to_string(), idx))
+    }))
+    .await;
+    let mut out: Vec<(String, i32)> = refs.into_iter().flatten().collect();
+    // Merged cells answer for several (row, column) pairs.
+    let mut seen = HashSet::new();
+    out.retain(|(p, _)| seen.insert(p.clone()));
+    Some(out)
+}
+
+/// The (row, column) pairs of the range spanned by two corner cells, row by
+/// row, at most `cap`.
+pub fn visible_range(r0: i32, c0: i32, r1: i32, c1: i32, cap: u32) -> Vec<(i32, i32)> {
+    let (ra, rb) = (r0.min(r1), r0.max(r1));
+    let (ca, cb) = (c0.min(c1), c0.max(c1));
+    let mut out = Vec::new();
+    for r in ra..=rb {
+        for c in ca..=cb {
+            if out.len() >= cap as usize {
+                return out;
+            }
+            out.push((r, c));
+        }
+    }
+    out
 }
 
 /// The cache gives every item's attributes in one call, but its structure
@@ -427,19 +570,23 @@ async fn children_capped(a: &A11y, bus: &str, path: &str, count: i32, max: u32) 
 /// manage their descendants (tables, tree views), and its index-in-parent
 /// disagrees with GetChildAtIndex for some GTK containers (a window with a
 /// header bar, scrolled windows). So every node we descend into is asked for
-/// its children (GetChildren: the GetChildAtIndex order), all calls of a
-/// level in flight together, and the missing ones are described.
+/// its children (`list_children`: GetChildren, or only the visible part of
+/// a huge list, never taking the cache's list for one), all calls of a level
+/// in flight together, and the missing ones are described.
 async fn repair(a: &A11y, bus: &str, m: &mut Model, frame: &str, lim: &Limits) -> usize {
-    let mut fixed: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut fixed: HashSet<String> = HashSet::new();
     let mut calls = 0;
     for _round in 0..6 {
+        if a.exhausted() {
+            break;
+        }
         let (chosen, _) = select(m, frame, lim);
-        let bad: Vec<(String, i32)> = chosen
+        let mut bad: Vec<Item> = chosen
             .iter()
             .filter(|c| {
                 let it = c.item;
                 let depth = c.path.len() as u32;
-                if fixed.contains(&it.path) || depth >= lim.max_depth || !(depth == 0 || it.showing()) {
+                if fixed.contains(&it.path) || depth >= lim.max_depth || !m.descends(it, depth) {
                     return false;
                 }
                 // Every node we descend into: the cache's index-in-parent is
@@ -449,49 +596,70 @@ async fn repair(a: &A11y, bus: &str, m: &mut Model, frame: &str, lim: &Limits) -
                 let kids = m.kids.get(&it.path).map(|v| v.len()).unwrap_or(0);
                 it.child_count > 0 || kids > 0 || it.states & STATE_MANAGES_DESCENDANTS != 0
             })
-            .map(|c| (c.item.path.clone(), c.item.child_count))
+            .map(|c| c.item.clone())
             .collect();
+        drop(chosen);
+        if m.visible_ok {
+            let paths: Vec<String> = bad.iter().filter(|it| it.path != frame).map(|it| it.path.clone()).collect();
+            mark_empty(a, bus, m, &paths).await;
+            calls += paths.len();
+            for p in &paths {
+                if m.empty.contains(p) {
+                    fixed.insert(p.clone());
+                }
+            }
+            bad.retain(|it| !m.empty.contains(&it.path));
+        }
         if bad.is_empty() {
             break;
         }
         calls += bad.len();
-        let lists = join_all(bad.iter().map(|(p, n)| children_capped(a, bus, p, *n, lim.max_children))).await;
+        let lists = join_all(bad.iter().map(|it| list_children(a, bus, it, lim))).await;
         let mut missing: Vec<(String, String, i32)> = Vec::new();
-        for ((p, _), l) in bad.iter().zip(lists) {
+        for (it, l) in bad.iter().zip(lists) {
+            let p = &it.path;
             fixed.insert(p.clone());
-            let Ok(l) = l else { continue };
-            if let Some(it) = m.items.get_mut(p) {
-                it.child_count = it.child_count.max(l.len() as i32);
+            let Ok((l, sparse)) = l else { continue };
+            m.indexed.insert(p.clone());
+            if !sparse {
+                if let Some(it) = m.items.get_mut(p) {
+                    it.child_count = it.child_count.max(l.len() as i32);
+                }
             }
             let mut order = Vec::with_capacity(l.len());
-            for (pos, c) in l.into_iter().enumerate() {
+            for (c, idx) in l.into_iter() {
                 if c == NULL_PATH {
                     continue;
                 }
                 match m.items.get_mut(&c) {
                     Some(ci) => {
-                        ci.index = pos as i32;
+                        ci.index = idx;
                         ci.parent = p.clone();
                     }
-                    None => missing.push((c.clone(), p.clone(), pos as i32)),
+                    None => missing.push((c.clone(), p.clone(), idx)),
                 }
                 order.push(c);
             }
             m.kids.insert(p.clone(), order);
         }
+        let afford = (a.remaining() / (DESCRIBE_CALLS + DETAIL_CALLS)) as usize;
+        let unread = missing.split_off(afford.min(missing.len()));
         calls += missing.len();
         let described = join_all(missing.iter().map(|(c, p, i)| describe(a, bus, c, p, *i))).await;
+        let mut gone: Vec<(String, String)> = unread.into_iter().map(|(c, p, _)| (c, p)).collect();
         for ((c, p, _), d) in missing.iter().zip(described) {
             match d {
                 Ok(it) => {
                     m.items.insert(c.clone(), it);
                 }
-                Err(_) => {
-                    // Gone meanwhile: drop it from its parent's list.
-                    if let Some(k) = m.kids.get_mut(p) {
-                        k.retain(|x| x != c);
-                    }
-                }
+                Err(_) => gone.push((c.clone(), p.clone())),
+            }
+        }
+        // Gone meanwhile (or left unread for want of budget): dropped from
+        // its parent's list (the others keep their index: `indexed`).
+        for (c, p) in gone {
+            if let Some(k) = m.kids.get_mut(&p) {
+                k.retain(|x| *x != c);
             }
         }
     }
@@ -517,7 +685,7 @@ fn select<'m>(m: &'m Model, frame: &str, lim: &Limits) -> (Vec<Chosen<'m>>, bool
         }
         let depth = path.len() as u32;
         let kids = m.kids.get(&it.path).map(|v| v.as_slice()).unwrap_or(&[]);
-        let descend = depth == 0 || it.showing();
+        let descend = m.descends(it, depth);
         if descend && !kids.is_empty() {
             if depth >= lim.max_depth {
                 truncated = true;
@@ -525,13 +693,15 @@ fn select<'m>(m: &'m Model, frame: &str, lim: &Limits) -> (Vec<Chosen<'m>>, bool
                 if kids.len() > lim.max_children as usize {
                     truncated = true;
                 }
-                // The path component is the position among the parent's
-                // children (what GetChildAtIndex takes); `repair` makes the
-                // list complete and ordered.
+                // The path component is the index among the parent's
+                // children (what GetChildAtIndex takes): read live for
+                // `indexed` parents, else the position in the cache's list.
+                let live = m.indexed.contains(&it.path);
                 for (pos, k) in kids.iter().enumerate().take(lim.max_children as usize).rev() {
                     if let Some(ki) = m.items.get(k) {
+                        let component = if live && ki.index >= 0 { ki.index as u32 } else { pos as u32 };
                         let mut p = path.clone();
-                        p.push(pos as u32);
+                        p.push(component);
                         stack.push((p, ki));
                     }
                 }
@@ -547,6 +717,17 @@ fn format_number(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         format!("{v}")
+    }
+}
+
+/// Text without U+FFFC, the placeholder toolkits put where a child object
+/// (a link, a field) sits in its parent's text: the child is a node of its
+/// own, and a value of placeholders says nothing.
+pub fn strip_embedded(s: String) -> String {
+    if s.contains('\u{FFFC}') {
+        s.replace('\u{FFFC}', "")
+    } else {
+        s
     }
 }
 
@@ -572,8 +753,18 @@ pub async fn read_value(a: &A11y, bus: &str, it: &Item) -> Option<String> {
         }
     }
     if it.ifaces & IF_TEXT != 0 && text_is_value(it.role, it.ifaces) {
-        if let Ok(t) = a.call::<_, String>(bus, &it.path, I_TEXT, "GetText", &(0i32, -1i32)).await {
-            return Some(cap_chars(t));
+        // GetText(0, CharacterCount), never GetText(0, -1): Chromium crashes
+        // on "-1 = to the end" for an entry whose text changes meanwhile
+        // (checked live: typing into a web page's text field while reading
+        // GetText(0, -1) in a loop killed it every time; with the count
+        // read first it stayed up). The count also bounds what we pull.
+        let count = a.prop(&bus, &it.path, I_TEXT, "CharacterCount").await.ok().and_then(|v| i32::try_from(v).ok())?;
+        let end = count.clamp(0, MAX_VALUE_CHARS as i32);
+        if end == 0 {
+            return Some(String::new());
+        }
+        if let Ok(t) = a.call::<_, String>(bus, &it.path, I_TEXT, "GetText", &(0i32, end)).await {
+            return Some(cap_chars(strip_embedded(t)));
         }
     }
     None
@@ -596,11 +787,12 @@ pub async fn read_identifier(a: &A11y, bus: &str, path: &str) -> String {
     }
 }
 
-async fn read_bounds(a: &A11y, bus: &str, it: &Item) -> Option<Rect> {
-    if it.ifaces & IF_COMPONENT == 0 || !it.showing() {
+async fn read_bounds(a: &A11y, bus: &str, it: &Item, view: View) -> Option<Rect> {
+    if it.ifaces & IF_COMPONENT == 0 || !it.open(view.visible_ok) {
         return None;
     }
-    extents(a, bus, &it.path).await
+    let r = extents(a, bus, &it.path).await?;
+    Some(Rect::new(r.x.saturating_add(view.offset.0), r.y.saturating_add(view.offset.1), r.width, r.height))
 }
 
 /// What the cache does not carry: fetched per node, pipelined.
@@ -614,8 +806,13 @@ pub struct Details {
 
 /// Bounds, values, actions and ids of many items, all calls in flight at once.
 pub async fn fetch_details(a: &A11y, bus: &str, items: &[&Item]) -> Vec<Details> {
+    fetch_details_in(a, bus, items, View::default()).await
+}
+
+/// `fetch_details`, reading the answers as `view` says.
+pub async fn fetch_details_in(a: &A11y, bus: &str, items: &[&Item], view: View) -> Vec<Details> {
     let (bounds, values, actions, ids) = tokio::join!(
-        join_all(items.iter().map(|it| read_bounds(a, bus, it))),
+        join_all(items.iter().map(|it| read_bounds(a, bus, it, view))),
         join_all(items.iter().map(|it| read_value(a, bus, it))),
         join_all(items.iter().map(|it| read_actions(a, bus, it))),
         join_all(items.iter().map(|it| read_identifier(a, bus, &it.path))),
@@ -655,9 +852,100 @@ pub struct Tree {
     pub frame_name: String,
     /// Object path of each returned node, in `nodes` order.
     pub objects: Vec<String>,
+    /// Calls made into the application (its budget's count).
+    pub calls: u32,
+    /// How the toolkit's answers were read.
+    pub view: View,
 }
 
-/// Locate the app's frame for an X window and read its subtree.
+/// How one application's answers are to be read (per toolkit).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct View {
+    /// The toolkit never sets SHOWING below the frame: VISIBLE counts.
+    pub visible_ok: bool,
+    /// Added to every extents the toolkit gives for COORD_SCREEN (GTK 4.8
+    /// answers relative to its window): (0, 0) for toolkits that do it right.
+    pub offset: (i32, i32),
+}
+
+/// Toolkits that never set SHOWING below the frame: GTK 4 (4.8 checked live:
+/// the frame is SHOWING and VISIBLE, every descendant only VISIBLE).
+pub fn visible_suffices(toolkit: &str, version: &str) -> bool {
+    let major = version.split('.').next().and_then(|v| v.trim().parse::<u32>().ok()).unwrap_or(0);
+    toolkit.eq_ignore_ascii_case("GTK") && major >= 4
+}
+
+/// The application's toolkit name and version (org.a11y.atspi.Application
+/// properties, each read with Get: see `describe_with_id` on GetAll).
+pub async fn toolkit(a: &A11y, bus: &str) -> (String, String) {
+    let (n, v) = tokio::join!(
+        a.prop_string(bus, ROOT_PATH, I_APPLICATION, "ToolkitName"),
+        a.prop_string(bus, ROOT_PATH, I_APPLICATION, "Version"),
+    );
+    (n.unwrap_or_default(), v.unwrap_or_default())
+}
+
+/// What to add to a toolkit's "screen" extents: GTK 4.8 gives extents
+/// relative to its window even for COORD_SCREEN, detected by the frame's
+/// origin being (0, 0) while the X window is elsewhere. The frame sits
+/// centred in the X window (the client-side decoration's margin, equal on
+/// every side without a compositor: 5 px, checked live), so the offset is
+/// the window's origin plus half the size difference.
+pub fn window_relative_offset(frame: Option<Rect>, window: Rect) -> (i32, i32) {
+    let Some(f) = frame else { return (0, 0) };
+    let at_origin = f.x.abs() <= 1 && f.y.abs() <= 1;
+    let window_elsewhere = window.x.abs() > 1 || window.y.abs() > 1;
+    // A frame at (0, 0) larger than the client window is a decorated frame
+    // really at the screen's origin (a maximised window below a title bar:
+    // LibreOffice's frame is 1920x1080 for a 1920x1061 client at y 19).
+    let inside = f.width <= window.width && f.height <= window.height;
+    if !at_origin || !window_elsewhere || !inside {
+        return (0, 0);
+    }
+    let mx = ((window.width as i64 - f.width as i64) / 2).clamp(0, 64) as i32;
+    let my = ((window.height as i64 - f.height as i64) / 2).clamp(0, 64) as i32;
+    (window.x - f.x + mx, window.y - f.y + my)
+}
+
+/// How to read `bus`'s answers for the window at `window` whose frame is
+/// `frame` (3 calls).
+pub async fn view_of(a: &A11y, bus: &str, frame: &str, window: Rect) -> View {
+    let ((tk, ver), fe) = tokio::join!(toolkit(a, bus), extents(a, bus, frame));
+    View { visible_ok: visible_suffices(&tk, &ver), offset: window_relative_offset(fe, window) }
+}
+
+/// Nodes left out of a tree as noise, though read: a closed menu's items
+/// (under a menu that is not open), unnamed leaf fillers and panels that do
+/// nothing, empty table cells and rows. Never the frame, a secure field,
+/// anything focusable, named, with a value or an action, or with children.
+/// Leaving a node out never renumbers its siblings (paths are indices).
+pub fn is_noise(it: &Item, parent: Option<&Item>, n: &WireNode, visible_ok: bool) -> bool {
+    if n.path.is_empty() || it.secure() {
+        return false;
+    }
+    let role = Role::try_from(it.role).ok();
+    // A closed menu's items (they have actions, but are not on screen: the
+    // menu must be opened first, and its items are read then), and closed
+    // popup menus themselves (Qt's under each menu bar item, Firefox's
+    // context menus below its frame).
+    let menuish = matches!(role, Some(Role::Menu | Role::MenuItem | Role::CheckMenuItem | Role::RadioMenuItem | Role::TearoffMenuItem | Role::Separator));
+    let in_menu = parent.is_some_and(|p| Role::try_from(p.role).is_ok_and(|r| matches!(r, Role::Menu | Role::PopupMenu)));
+    if !it.open(visible_ok) && ((menuish && in_menu) || matches!(role, Some(Role::PopupMenu)) || (role == Some(Role::Menu) && n.name.trim().is_empty())) {
+        return true;
+    }
+    if it.states & STATE_FOCUSABLE != 0 || !n.actions.is_empty() {
+        return false;
+    }
+    let empty = n.name.trim().is_empty() && n.description.trim().is_empty() && n.value.as_deref().is_none_or(|v| v.trim().is_empty());
+    if !empty || it.child_count > 0 {
+        return false;
+    }
+    matches!(role, Some(Role::Filler | Role::Panel | Role::Unknown | Role::RedundantObject | Role::TableCell | Role::TableRow))
+}
+
+/// Locate the app's frame for an X window and read its subtree. Every call
+/// goes through `a`'s budget: when it runs out, the tree read so far is
+/// returned, truncated.
 pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Limits) -> Result<Tree> {
     let t0 = std::time::Instant::now();
     let cached = model_from_cache(a, bus).await;
@@ -665,9 +953,13 @@ pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Lim
     let cands = frame_candidates(a, bus, cached.as_ref()).await?;
     let (frame, frame_by_name) = match_frame_how(a, bus, &cands, title, bounds).await?;
     let frame_name = cands.iter().find(|(p, _)| *p == frame).map(|(_, n)| n.clone()).unwrap_or_default();
+    let view = view_of(a, bus, &frame, bounds).await;
     let (mut model, source) = match cached {
-        Some(m) if m.items.contains_key(&frame) => (m, "cache"),
-        _ => (walk(a, bus, &frame, lim).await?, "walk"),
+        Some(mut m) if m.items.contains_key(&frame) => {
+            m.visible_ok = view.visible_ok;
+            (m, "cache")
+        }
+        _ => (walk(a, bus, &frame, lim, view.visible_ok).await?, "walk"),
     };
     // Structure repair (cache only) and the details of the nodes we already
     // know we will return run at the same time.
@@ -676,33 +968,55 @@ pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Lim
     drop(pre);
     let pre_refs: Vec<&Item> = pre_items.iter().collect();
     let (repaired, pre_details) = if source == "cache" {
-        tokio::join!(repair(a, bus, &mut model, &frame, lim), fetch_details(a, bus, &pre_refs))
+        tokio::join!(repair(a, bus, &mut model, &frame, lim), fetch_details_in(a, bus, &pre_refs, view))
     } else {
-        (0, fetch_details(a, bus, &pre_refs).await)
+        (0, fetch_details_in(a, bus, &pre_refs, view).await)
     };
     let mut known: HashMap<&str, Details> = pre_items.iter().map(|i| i.path.as_str()).zip(pre_details).collect();
-    let (chosen, truncated) = select(&model, &frame, lim);
+    let (mut chosen, mut truncated) = select(&model, &frame, lim);
+    // The nodes whose details the budget still allows (a pre-order prefix:
+    // every returned node's parent is returned).
+    let afford = (a.remaining() / DETAIL_CALLS) as usize;
+    let mut need = 0usize;
+    if let Some(cut) = chosen.iter().position(|c| {
+        if !known.contains_key(c.item.path.as_str()) {
+            need += 1;
+        }
+        need > afford
+    }) {
+        chosen.truncate(cut);
+        truncated = true;
+    }
     let missing: Vec<&Item> = chosen.iter().filter(|c| !known.contains_key(c.item.path.as_str())).map(|c| c.item).collect();
-    let extra = fetch_details(a, bus, &missing).await;
+    let extra = fetch_details_in(a, bus, &missing, view).await;
     let mut extra: HashMap<&str, Details> = missing.iter().map(|i| i.path.as_str()).zip(extra).collect();
     let n_items = model.items.len();
-    let objects: Vec<String> = chosen.iter().map(|c| c.item.path.clone()).collect();
-    let nodes: Vec<WireNode> = chosen
-        .into_iter()
-        .map(|c| {
-            let d = known.remove(c.item.path.as_str()).or_else(|| extra.remove(c.item.path.as_str())).unwrap_or_default();
-            wire_node(c.path, c.item, d)
-        })
-        .collect();
+    let mut objects: Vec<String> = Vec::with_capacity(chosen.len());
+    let mut nodes: Vec<WireNode> = Vec::with_capacity(chosen.len());
+    let mut noise = 0usize;
+    for c in chosen {
+        let d = known.remove(c.item.path.as_str()).or_else(|| extra.remove(c.item.path.as_str())).unwrap_or_default();
+        let n = wire_node(c.path, c.item, d);
+        if is_noise(c.item, model.items.get(&c.item.parent), &n, view.visible_ok) {
+            noise += 1;
+            continue;
+        }
+        objects.push(c.item.path.clone());
+        nodes.push(n);
+    }
+    if a.exhausted() {
+        truncated = true;
+    }
     if crate::debug() {
         eprintln!(
-            "deckhand-helper-linux: get_tree {} nodes (source {source}, {n_items} items, {repaired} repair calls, cache {:.1} ms) in {:.1} ms",
+            "deckhand-helper-linux: get_tree {} nodes ({noise} noise left out; source {source}, {n_items} items, {repaired} repair calls, {} calls, cache {:.1} ms, {view:?}) in {:.1} ms",
             nodes.len(),
+            a.calls(),
             t_cache.as_secs_f64() * 1e3,
             t0.elapsed().as_secs_f64() * 1e3
         );
     }
-    Ok(Tree { nodes, truncated, source, frame, frame_by_name, frame_name, objects })
+    Ok(Tree { nodes, truncated, source, frame, frame_by_name, frame_name, objects, calls: a.calls(), view })
 }
 
 /// Secure (password) fields showing in the frame: their screen bounds.
@@ -711,15 +1025,19 @@ pub async fn secure_bounds(a: &A11y, bus: &str, title: &str, bounds: Rect) -> Re
     let cached = model_from_cache(a, bus).await;
     let cands = frame_candidates(a, bus, cached.as_ref()).await?;
     let frame = match_frame(a, bus, &cands, title, bounds).await?;
+    let view = view_of(a, bus, &frame, bounds).await;
     let model = match cached {
         // No repair here: indices do not matter, and password fields do not
         // live inside tables/tree views (the only children the cache omits).
-        Some(m) if m.items.contains_key(&frame) => m,
-        _ => walk(a, bus, &frame, &lim).await?,
+        Some(mut m) if m.items.contains_key(&frame) => {
+            m.visible_ok = view.visible_ok;
+            m
+        }
+        _ => walk(a, bus, &frame, &lim, view.visible_ok).await?,
     };
     let (chosen, _) = select(&model, &frame, &lim);
-    let secure: Vec<&Item> = chosen.iter().map(|c| c.item).filter(|i| i.secure() && i.showing()).collect();
-    let rects = join_all(secure.iter().map(|it| extents(a, bus, &it.path))).await;
+    let secure: Vec<&Item> = chosen.iter().map(|c| c.item).filter(|i| i.secure() && i.open(view.visible_ok)).collect();
+    let rects = join_all(secure.iter().map(|it| read_bounds(a, bus, it, view))).await;
     Ok(rects.into_iter().flatten().collect())
 }
 
@@ -777,6 +1095,118 @@ mod tests {
         let (c, t) = select(&m, "/f", &Limits { max_depth: 64, max_children: 100, max_nodes: 2 });
         assert_eq!(c.len(), 2);
         assert!(t, "node cut");
+    }
+
+    #[test]
+    fn gtk4_descends_visible_but_not_empty_or_hidden() {
+        let vis = |path: &str, parent: &str, index: i32| Item { states: STATE_VISIBLE, child_count: 1, ..item(path, parent, index, false) };
+        let items = vec![
+            Item { states: STATE_SHOWING | STATE_VISIBLE, ..item("/f", ROOT_PATH, 0, true) },
+            vis("/page1", "/f", 0),
+            vis("/b1", "/page1", 0),
+            vis("/page2", "/f", 1),
+            vis("/b2", "/page2", 0),
+            item("/closed", "/f", 2, false),
+            item("/c0", "/closed", 0, false),
+        ];
+        let mut m = Model::from_items(items.clone());
+        let lim = Limits { max_depth: 64, max_children: 100, max_nodes: 100 };
+        let paths = |m: &Model| select(m, "/f", &lim).0.iter().map(|c| c.item.path.clone()).collect::<Vec<_>>();
+        assert_eq!(paths(&m), ["/f", "/page1", "/page2", "/closed"], "GTK 3 rule: only SHOWING nodes are descended");
+        m.visible_ok = true;
+        m.empty.insert("/page2".into());
+        assert_eq!(paths(&m), ["/f", "/page1", "/b1", "/page2", "/closed"], "GTK 4: VISIBLE with a size; never a node without VISIBLE");
+        // The same VISIBLE-only nodes under a toolkit that sets SHOWING: not descended.
+        let m = Model::from_items(items);
+        assert!(!m.descends(&m.items["/page1"], 1));
+    }
+
+    #[test]
+    fn indexed_parents_keep_indices() {
+        // A huge table whose visible cells are 16385 and 16386.
+        let items = vec![
+            Item { states: STATE_SHOWING | STATE_MANAGES_DESCENDANTS, child_count: i32::MAX, ..item("/f", ROOT_PATH, 0, true) },
+            item("/b2", "/f", 16385, true),
+            item("/c2", "/f", 16386, true),
+        ];
+        let mut m = Model::from_items(items);
+        m.indexed.insert("/f".into());
+        let lim = Limits { max_depth: 64, max_children: 100, max_nodes: 100 };
+        let got: Vec<Vec<u32>> = select(&m, "/f", &lim).0.iter().map(|c| c.path.clone()).collect();
+        assert_eq!(got, vec![vec![], vec![16385], vec![16386]]);
+        assert!(m.items["/f"].huge(100));
+        assert!(Item { child_count: 201, ..Default::default() }.huge(100));
+        assert!(Item { child_count: 10_001, ..Default::default() }.huge(1_000_000));
+        assert!(!Item { child_count: 200, ..Default::default() }.huge(100));
+    }
+
+    #[test]
+    fn visible_cell_range() {
+        assert_eq!(visible_range(0, 0, 1, 1, 100), vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
+        assert_eq!(visible_range(5, 2, 5, 2, 100), vec![(5, 2)]);
+        assert_eq!(visible_range(3, 3, 2, 2, 100), vec![(2, 2), (2, 3), (3, 2), (3, 3)], "corners in any order");
+        assert_eq!(visible_range(0, 0, 46, 22, 1000).len(), 1000, "capped");
+    }
+
+    #[test]
+    fn toolkit_rules() {
+        assert!(visible_suffices("GTK", "4.8.3"));
+        assert!(!visible_suffices("GTK", "3.24.38"));
+        assert!(!visible_suffices("Qt", "5.15.8"));
+        assert!(!visible_suffices("Chromium", "120"));
+        assert!(!visible_suffices("GTK", ""));
+    }
+
+    #[test]
+    fn window_relative_extents() {
+        // GTK 4.8: frame at (0, 0), 5 px CSD margin, window at (122, 101).
+        let w = Rect::new(122, 101, 1676, 878);
+        assert_eq!(window_relative_offset(Some(Rect::new(0, 0, 1666, 868)), w), (127, 106));
+        // A toolkit giving screen coordinates: no offset.
+        assert_eq!(window_relative_offset(Some(Rect::new(117, 78, 1686, 901)), w), (0, 0));
+        // A decorated frame really at the origin (larger than its client).
+        assert_eq!(window_relative_offset(Some(Rect::new(0, 0, 1920, 1080)), Rect::new(0, 19, 1920, 1061)), (0, 0));
+        // Window at the origin: nothing to tell, nothing to add.
+        assert_eq!(window_relative_offset(Some(Rect::new(0, 0, 800, 600)), Rect::new(0, 0, 800, 600)), (0, 0));
+        assert_eq!(window_relative_offset(None, w), (0, 0));
+    }
+
+    #[test]
+    fn noise() {
+        let node = |path: Vec<u32>, name: &str, actions: &[&str]| WireNode {
+            path,
+            role: String::new(),
+            name: name.into(),
+            description: String::new(),
+            value: None,
+            states: vec![],
+            bounds: None,
+            actions: actions.iter().map(|s| s.to_string()).collect(),
+            identifier: String::new(),
+            secure: false,
+            child_count: 0,
+        };
+        let it = |role: Role, states: u64, child_count: i32| Item { role: role as u32, states, child_count, ..Default::default() };
+        let menu = it(Role::Menu, STATE_SHOWING, 3);
+        // A closed menu's item goes, even with an action; an open one stays.
+        assert!(is_noise(&it(Role::MenuItem, 0, 0), Some(&menu), &node(vec![0, 1], "Open", &["click"]), false));
+        assert!(!is_noise(&it(Role::MenuItem, STATE_SHOWING, 0), Some(&menu), &node(vec![0, 1], "Open", &["click"]), false));
+        // An unnamed leaf filler/panel/cell goes; named, acting, parents stay.
+        assert!(is_noise(&it(Role::Filler, STATE_SHOWING, 0), None, &node(vec![0], "", &[]), false));
+        assert!(is_noise(&it(Role::TableCell, STATE_SHOWING, 0), None, &node(vec![0], "", &[]), false));
+        assert!(!is_noise(&it(Role::Filler, STATE_SHOWING, 0), None, &node(vec![0], "Status", &[]), false));
+        assert!(!is_noise(&it(Role::Panel, STATE_SHOWING, 0), None, &node(vec![0], "", &["click"]), false));
+        assert!(!is_noise(&it(Role::Panel, STATE_SHOWING, 2), None, &node(vec![0], "", &[]), false));
+        assert!(!is_noise(&it(Role::Panel, STATE_SHOWING | STATE_FOCUSABLE, 0), None, &node(vec![0], "", &[]), false));
+        assert!(!is_noise(&it(Role::Button, STATE_SHOWING, 0), None, &node(vec![0], "", &[]), false));
+        // Never the frame.
+        assert!(!is_noise(&it(Role::Filler, STATE_SHOWING, 0), None, &node(vec![], "", &[]), false));
+        // Closed popup menus and unnamed closed menus anywhere; a menu bar's
+        // named menu stays (showing).
+        assert!(is_noise(&it(Role::PopupMenu, 0, 3), None, &node(vec![0], "", &[]), false));
+        assert!(is_noise(&it(Role::Menu, 0, 3), None, &node(vec![0], "", &[]), false));
+        assert!(!is_noise(&menu, None, &node(vec![0], "File", &["click"]), false));
+        assert_eq!(strip_embedded("Name \u{FFFC}".into()), "Name ");
     }
 
     #[test]

@@ -77,13 +77,20 @@ pub async fn element_action(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::V
     let r = tokio::time::timeout(d, work).await;
     let sent = dispatch.sent.get();
     match r {
+        // The application accepted the action, then exited (the action's
+        // own effect, or a crash it caused): not a plain success.
+        Ok(Ok(_)) if process_gone(a.pid) => {
+            let e = Error::new(Code::AppExited, format!("the application (pid {}) exited right after accepting the action", a.pid)).with("pid", a.pid);
+            Response::err(id, &e, Some(Receipt::accessibility(Delivery::Submitted)))
+        }
         Ok(Ok(o)) => Response::ok(
             id,
-            to_value(&ElementActionResult { performed: true, verified: o.verified, verification: o.verification, native_action: None }),
+            to_value(&ElementActionResult { performed: true, verified: o.verified, verification: o.verification, native_action: o.native_action }),
             Some(Receipt::accessibility(Delivery::Submitted)),
         ),
         Ok(Err(e)) => {
             ctx.a11y_failed(&e);
+            let e = if_exited(e, a.pid);
             let delivery = match (sent, e.code) {
                 (false, _) => Delivery::NotDispatched,
                 (true, Code::Timeout) => Delivery::Unknown,
@@ -92,11 +99,59 @@ pub async fn element_action(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::V
             Response::err(id, &e, Some(Receipt::accessibility(delivery)))
         }
         Err(_) => {
-            let e = Error::timeout(format!("element_action did not finish within {} ms", d.as_millis()));
-            let delivery = if sent { Delivery::Unknown } else { Delivery::NotDispatched };
+            let e = if_exited(Error::timeout(format!("element_action did not finish within {} ms", d.as_millis())), a.pid);
+            let delivery = match (sent, e.code) {
+                (false, _) => Delivery::NotDispatched,
+                // The call was sent and its sender is gone: no answer can come.
+                (true, Code::AppExited) => Delivery::Submitted,
+                (true, _) => Delivery::Unknown,
+            };
             Response::err(id, &e, Some(Receipt::accessibility(delivery)))
         }
     }
+}
+
+/// Whether the process is gone: no /proc entry, or a zombie (dead, not yet
+/// reaped by its parent) or dead ('X').
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => matches!(stat_state(&stat), Some('Z' | 'X' | 'x')),
+    }
+}
+
+/// Field 3 of /proc/PID/stat (after the comm's last ')').
+fn stat_state(stat: &str) -> Option<char> {
+    stat[stat.rfind(')')? + 1..].split_whitespace().next()?.chars().next()
+}
+
+/// D-Bus errors after which the application is not there to act on.
+fn bus_says_gone(e: &Error) -> bool {
+    e.details.iter().any(|(k, v)| {
+        k == "dbus_error"
+            && matches!(v, crate::error::Detail::Str(n) if crate::error::peer_gone(n, &e.message) || n.ends_with(".Disconnected"))
+    })
+}
+
+/// An error of an action whose application died (or left the bus) during
+/// it is reported as APP_EXITED, whatever the failing call made of it (an
+/// unresolvable element, a name mismatch, a refused action, a timeout):
+/// checked when something failed, never on success.
+fn if_exited(e: Error, pid: u32) -> Error {
+    if e.code == Code::AppExited {
+        return e.with("pid", pid);
+    }
+    if matches!(e.code, Code::InvalidArguments) {
+        return e;
+    }
+    let gone = process_gone(pid);
+    if !gone && !bus_says_gone(&e) {
+        return e;
+    }
+    let what = if gone { "exited" } else { "left the accessibility bus" };
+    let mut x = Error::new(Code::AppExited, format!("the application (pid {pid}) {what} during the action: {}", e.message));
+    x.details = e.details;
+    x.with("pid", pid).with("was", e.code.as_str())
 }
 
 fn input_receipt(delivery: Delivery, cleanup: Cleanup) -> Receipt {
@@ -253,4 +308,28 @@ pub async fn watch_user_input(ctx: &Ctx, a: WatchArgs) -> Result<WatchResult> {
         w.set(a.enabled)?;
     }
     Ok(WatchResult { watching: a.enabled })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn process_state_from_stat() {
+        assert_eq!(stat_state("1234 (a (weird) name) Z 1 1234"), Some('Z'));
+        assert_eq!(stat_state("1 (init) S 0 1"), Some('S'));
+        assert!(!process_gone(std::process::id()));
+        assert!(process_gone(u32::MAX - 1));
+    }
+
+    #[test]
+    fn errors_of_a_dead_app_become_app_exited() {
+        let e = if_exited(Error::new(Code::ElementUnresolvable, "name mismatch"), u32::MAX - 1);
+        assert_eq!(e.code, Code::AppExited);
+        let alive = std::process::id();
+        assert_eq!(if_exited(Error::new(Code::ElementUnresolvable, "name mismatch"), alive).code, Code::ElementUnresolvable);
+        let left = Error::new(Code::ActionFailed, "D-Bus org.freedesktop.DBus.Error.ServiceUnknown: gone")
+            .with("dbus_error", "org.freedesktop.DBus.Error.ServiceUnknown");
+        assert_eq!(if_exited(left, alive).code, Code::AppExited);
+    }
 }

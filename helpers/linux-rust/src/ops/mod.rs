@@ -208,6 +208,9 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         "input" => act::input(ctx, id, deadline_ms, &args).await,
         "set_accessibility" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| act::set_accessibility(a, dl)).await,
         "focused_element" => read_op(ctx, id, op, deadline_ms, &args, |a, dl| observe::focused_element(ctx, a, dl)).await,
+        "settle" => {
+            read_op(ctx, id, op, deadline_ms, &args, |a, dl| async move { crate::atspi::settle::settle(&ctx.a11y().await?, &a, dl).await }).await
+        }
         other => Response::err(
             id,
             &Error::new(Code::InvalidArguments, format!("unknown op {other:?}")).with("op", other),

@@ -176,6 +176,7 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
         let acc_name = accessible.get(&pid).cloned().filter(|n| !n.is_empty());
         let exe_base = executable.as_ref().and_then(|e| std::path::Path::new(e).file_name().map(|f| f.to_string_lossy().into_owned()));
         let name = acc_name.or(exe_base).or(comm).unwrap_or_else(|| format!("pid {pid}"));
+        let toolkit = procfs::toolkit(pid, executable.as_deref()).map(String::from);
         out.push(WireApp {
             pid,
             name,
@@ -184,7 +185,7 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
             accessible: accessible.contains_key(&pid),
             start_time: procfs::start_time(pid),
             window_count: windows_per_pid.get(&pid).copied().unwrap_or(0),
-            toolkit: None,
+            toolkit,
         });
     }
     out.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()).then(a.pid.cmp(&b.pid)));
@@ -192,7 +193,7 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
 }
 
 pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsResult> {
-    ctx.with_x(|x| Ok(ListWindowsResult { windows: windows::list_windows(x, a.pid)? }))
+    ctx.with_x(|x| Ok(ListWindowsResult { windows: windows::list_windows_with_popups(x, a.pid)? }))
 }
 
 /// The X facts of a window that must belong to `pid`.
@@ -213,7 +214,8 @@ fn target_window(ctx: &Ctx, pid: u32, window_id: u32) -> Result<windows::WinInfo
 
 pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
     let w = target_window(ctx, args.pid, args.window_id)?;
-    let a = ctx.a11y().await?;
+    // Every call this read makes into the app is counted and bounded.
+    let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
     let bus = apps::find_by_pid(&a, args.pid).await?;
     let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes };
     let t = tree::read_tree(&a, &bus, &w.title, w.bounds, &lim).await?;
@@ -223,8 +225,9 @@ pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
         let mut c = ctx.resolved.borrow_mut();
         c.set_frame(args.pid, w.id, FrameEntry { bus: bus.clone(), frame: t.frame.clone(), by_name: t.frame_by_name, name: t.frame_name.clone() });
         c.replace_tree(&bus, &t.frame, t.nodes.iter().zip(&t.objects).map(|(n, o)| (n.path.clone(), o.clone(), n.bounds)));
+        c.set_view(&bus, &t.frame, t.view);
     }
-    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into(), calls: None })
+    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into(), calls: Some(t.calls) })
 }
 
 /// Most secure fields one window's Collection query returns. A window with
@@ -329,7 +332,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
                 capture::capture_window(x, args.window_id, deadline)
             }
         })?;
-        match step {
+        let img: Result<capture::Image> = match step {
             capture::Step::Done(img) => Ok(img),
             capture::Step::Wait(mut p) => loop {
                 // Poll without blocking the runtime: other requests (a tree
@@ -347,10 +350,20 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
                     }
                 }
             },
-        }
+        };
+        let mut img = img?;
+        // The app's open menus and lists are windows of their own: put them
+        // on the window's image (before redaction, which covers them too).
+        // The whole screen has them already.
+        let popups = if args.window_id == 0 {
+            None
+        } else {
+            Some(ctx.with_x(|x| capture::composite_popups(x, args.window_id, &mut img))?)
+        };
+        Ok::<_, Error>((img, popups))
     };
     let (secure, img) = tokio::join!(secure, capture);
-    let mut img = img?;
+    let (mut img, popups) = img?;
     let secure = secure?;
     let t_cap = t0.elapsed();
     let mut rects = args.redact.clone();
@@ -377,7 +390,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         scale: 1.0,
         method: img.method,
         redacted,
-        popups: None,
+        popups,
     })
 }
 
@@ -394,7 +407,7 @@ const FOCUS_QUERY_TIMEOUT: Duration = Duration::from_millis(2000);
 pub async fn focused_element(ctx: &Ctx, args: FocusedElementArgs, deadline: Instant) -> Result<FocusedElementResult> {
     let t = FOCUS_QUERY_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
     let until = Instant::now() + t;
-    let a = ctx.a11y().await?;
+    let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
     let found = within(t, "the focused_element query", async {
         let bus = apps::find_by_pid(&a, args.pid).await?;
         let (objs, source) = collection::focused_objects(&a, &bus, until).await?;
@@ -483,23 +496,56 @@ pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
                     None => (resolve_frame(ctx, &a, pid, &w).await?, false),
                 };
                 loop {
+                    // How this toolkit answers: GTK 4.8 takes and gives
+                    // window-relative coordinates for COORD_SCREEN, so the
+                    // point is asked for relative to the window and the
+                    // answer's bounds are moved back to the screen.
+                    let cached_view = ctx.resolved.borrow().view(&fe.bus, &fe.frame);
+                    let view = match cached_view {
+                        Some(v) => v,
+                        None => {
+                            let v = tree::view_of(&a, &fe.bus, &fe.frame, w.bounds).await;
+                            ctx.resolved.borrow_mut().set_view(&fe.bus, &fe.frame, v);
+                            v
+                        }
+                    };
+                    let (qx, qy) = (args.x - view.offset.0, args.y - view.offset.1);
                     let guess = ctx.resolved.borrow().tree(&fe.bus, &fe.frame).map(|t| t.predict_at(args.x, args.y)).unwrap_or_default();
                     let (bus, frame) = (fe.bus.clone(), fe.frame.clone());
                     let path_of = |o: &str| ctx.resolved.borrow().tree(&bus, &frame).and_then(|t| t.paths.get(o).cloned());
                     let chk = if check { Some((w.title.as_str(), w.bounds)) } else { None };
-                    match actions::accessible_at_guessed(&a, &fe, chk, args.x, args.y, &guess, &path_of).await {
+                    match actions::accessible_at_guessed(&a, &fe, chk, qx, qy, &guess, &path_of).await {
                         At::FrameInvalid => {
                             ctx.resolved.borrow_mut().forget_frame(pid, w.id);
                             fe = resolve_frame(ctx, &a, pid, &w).await?;
                             check = false;
                         }
                         At::Done(r, learned) => {
-                            let mut c = ctx.resolved.borrow_mut();
-                            let t = c.tree_mut(&fe.bus, &fe.frame);
-                            for (p, o, b) in learned {
-                                t.insert(p, o, b);
+                            let shifted = view.offset != (0, 0);
+                            {
+                                let mut c = ctx.resolved.borrow_mut();
+                                let t = c.tree_mut(&fe.bus, &fe.frame);
+                                for (p, o, b) in learned {
+                                    // Window-relative extents are not kept (the
+                                    // ones get_tree stored stay).
+                                    t.insert(p, o, if shifted { None } else { b });
+                                }
                             }
-                            break *r;
+                            let mut r = *r;
+                            if let Ok(Some(n)) = &mut r {
+                                if shifted || view.visible_ok {
+                                    // Re-read in screen terms (GTK 4 nodes are
+                                    // not SHOWING: no bounds were read).
+                                    let obj = ctx.resolved.borrow().tree(&fe.bus, &fe.frame).and_then(|t| t.nodes.get(&n.path).map(|k| k.obj.clone()));
+                                    let raw = match obj {
+                                        Some(o) if n.path.is_empty() || n.bounds.is_none() => tree::extents(&a, &fe.bus, &o).await,
+                                        _ if n.path.is_empty() => tree::extents(&a, &fe.bus, &fe.frame).await,
+                                        _ => n.bounds,
+                                    };
+                                    n.bounds = raw.map(|b| Rect::new(b.x.saturating_add(view.offset.0), b.y.saturating_add(view.offset.1), b.width, b.height));
+                                }
+                            }
+                            break r;
                         }
                     }
                 }

@@ -8,7 +8,62 @@
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Synthetic input jobs queued or running (the "input" worker's). Readers of
+/// the accessibility tree look at it: a bulk Cache.GetItems read while the
+/// app handles synthetic key/pointer events crashed Chromium, so while input
+/// is in flight they walk the tree (small, bounded calls) instead.
+static INPUT_IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// Bulk accessibility reads (Cache.GetItems) in flight. Input waits for them
+/// (bounded by BULK_READ_WAIT) before it is sent, the other half of the rule.
+static BULK_READS: AtomicUsize = AtomicUsize::new(0);
+
+/// Longest an input job waits for bulk reads to finish before it goes anyway.
+const BULK_READ_WAIT: Duration = Duration::from_millis(3000);
+
+/// Whether synthetic input is queued or being sent.
+pub fn input_in_flight() -> bool {
+    INPUT_IN_FLIGHT.load(Ordering::SeqCst) > 0
+}
+
+/// Marks a bulk read in flight for as long as it lives.
+pub struct BulkRead(());
+
+impl BulkRead {
+    /// None: input is in flight, do not start a bulk read now.
+    pub fn begin() -> Option<BulkRead> {
+        if input_in_flight() {
+            return None;
+        }
+        BULK_READS.fetch_add(1, Ordering::SeqCst);
+        // Input may have been queued between the check and the count.
+        if input_in_flight() {
+            BULK_READS.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(BulkRead(()))
+    }
+}
+
+impl Drop for BulkRead {
+    fn drop(&mut self) {
+        BULK_READS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Decrements a counter when dropped (on the worker thread, after the job,
+/// panicking or not; or when a job is dropped unrun).
+struct Count(&'static AtomicUsize);
+
+impl Drop for Count {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 type Job<S> = Box<dyn FnOnce(&mut S) + Send + 'static>;
 
@@ -48,10 +103,29 @@ impl<S: Default + 'static> Worker<S> {
     }
 
     /// Queue `f` behind the jobs already submitted and await its result.
+    /// The "input" worker's jobs count as input in flight from here until
+    /// they have run, and wait (bounded) for bulk reads to end first.
     pub async fn run<T: Send + 'static>(&self, f: impl FnOnce(&mut S) -> T + Send + 'static) -> Result<T> {
+        let counted = if self.name == "input" {
+            INPUT_IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+            // Made at once: a caller that gives up while waiting below (its
+            // deadline) still counts down.
+            let c = Count(&INPUT_IN_FLIGHT);
+            let until = Instant::now() + BULK_READ_WAIT;
+            while BULK_READS.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            Some(c)
+        } else {
+            None
+        };
         let (done, result) = tokio::sync::oneshot::channel();
         let job: Job<S> = Box::new(move |s| {
-            let _ = done.send(f(s));
+            let r = f(s);
+            // Counted down before the caller hears the job is done: a tree
+            // read that follows the input must not still see it in flight.
+            drop(counted);
+            let _ = done.send(r);
         });
         if let Err(mpsc::SendError(job)) = self.sender()?.send(job) {
             // The thread is gone (cannot happen short of an abort): start another.
@@ -108,6 +182,36 @@ mod tests {
             assert_eq!(a.unwrap(), [10, 11]);
             assert_eq!(b.unwrap(), [10, 11, 20, 21]);
             assert_eq!(c.unwrap(), [10, 11, 20, 21, 30, 31]);
+        });
+    }
+
+    /// Input jobs count as in flight until they have run; bulk reads are
+    /// refused meanwhile.
+    #[test]
+    fn input_in_flight_blocks_bulk_reads() {
+        let w: Worker<()> = Worker::new("input");
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt(), async {
+            assert!(!input_in_flight());
+            // The job runs until the probe has looked (whatever the load).
+            let (looked, wait) = mpsc::channel::<()>();
+            let job = w.run(move |_| {
+                let _ = wait.recv_timeout(Duration::from_secs(10));
+            });
+            let probe = async {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let seen = (input_in_flight(), BulkRead::begin().is_none());
+                looked.send(()).unwrap();
+                seen
+            };
+            let (r, (busy, refused)) = tokio::join!(job, probe);
+            r.unwrap();
+            assert!(busy && refused);
+            assert!(!input_in_flight(), "counted down after the job");
+            let g = BulkRead::begin();
+            assert!(g.is_some());
+            drop(g);
+            assert_eq!(BULK_READS.load(Ordering::SeqCst), 0);
         });
     }
 

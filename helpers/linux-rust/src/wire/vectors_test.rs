@@ -99,6 +99,7 @@ fn args_roundtrip(op: &str, args: &Value) -> Value {
         "watch_user_input" => roundtrip::<WatchArgs>(args, op),
         "set_accessibility" => roundtrip::<SetAccessibilityArgs>(args, op),
         "focused_element" => roundtrip::<FocusedElementArgs>(args, op),
+        "settle" => roundtrip::<SettleArgs>(args, op),
         other => panic!("vector for unknown op {other}"),
     }
 }
@@ -116,6 +117,7 @@ fn result_roundtrip(op: &str, r: &Value) -> Value {
         "watch_user_input" => roundtrip::<WatchResult>(r, op),
         "set_accessibility" => roundtrip::<SetAccessibilityResult>(r, op),
         "focused_element" => roundtrip::<FocusedElementResult>(r, op),
+        "settle" => roundtrip::<SettleResult>(r, op),
         other => panic!("vector for unknown op {other}"),
     }
 }

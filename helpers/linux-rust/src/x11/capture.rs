@@ -328,6 +328,142 @@ pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Step> {
     }))
 }
 
+/// Longest wait for a popup covered by another app's window to repaint
+/// after it was redirected to read its own pixels (synchronous: rare).
+const POPUP_REPAINT_WAIT: Duration = Duration::from_millis(100);
+
+/// Composite over a window's image every viewable popup of the window's app
+/// (open menu, combo box list, tooltip: override-redirect windows, which
+/// the window's own pixels never include) that overlaps the image, bottom
+/// to top. Returns how many were composited.
+///
+/// Clipped to the window image: the image keeps the window's origin and
+/// size, so its pixels map to the window's (and its accessibility tree's)
+/// coordinates exactly as without popups; the part of a menu hanging out of
+/// the window is cut at the window's edge.
+///
+/// A popup with nothing of another app above it is read from the root
+/// (what the screen shows there is its pixels, or those of the app's popups
+/// above it, which are composited next anyway). One under another app's
+/// window is read from its own Composite backing pixmap (redirected for the
+/// read, then released); without Composite it is left out. A popup that
+/// vanished meanwhile is left out.
+pub fn composite_popups(x: &mut X, win: u32, img: &mut Image) -> Result<u32> {
+    use x11rb::protocol::xproto::{MapState, WindowClass};
+    let st = super::windows::stack(x)?;
+    let pid = match st.managed.iter().find(|w| w.id == win) {
+        Some(w) => w.pid,
+        None => super::windows::window_info(x, win)?.pid,
+    };
+    let img_rect = Rect::new(img.origin.0, img.origin.1, img.width, img.height);
+    let mine: Vec<&super::windows::Popup> =
+        st.popups.iter().filter(|p| st.same_app(x, p, win, pid) && p.info.bounds.intersect(&img_rect).is_some()).collect();
+    if mine.is_empty() {
+        return Ok(0);
+    }
+    let lsb = x.conn.setup().image_byte_order == ImageOrder::LSB_FIRST;
+    let (sw, sh) = x.screen_size();
+    let screen = Rect::new(0, 0, sw as u32, sh as u32);
+    let root_ok = bpp_for_depth(x, x.root_depth) == Some(32);
+    // What else is above the lowest of them: another app's window (or popup)
+    // there hides part of it on screen.
+    let ours: std::collections::HashSet<u32> = mine.iter().map(|p| p.info.id).collect();
+    let lowest = mine[0].root_pos;
+    let mut cookies = Vec::new();
+    for (pos, &w) in st.root_children.iter().enumerate().skip(lowest + 1) {
+        if !ours.contains(&w) {
+            cookies.push((pos, x.conn.get_window_attributes(w)?, x.conn.get_geometry(w)?));
+        }
+    }
+    let mut foreign: Vec<(usize, Rect)> = Vec::new();
+    for (pos, a, g) in cookies {
+        let (Ok(a), Ok(g)) = (a.reply(), g.reply()) else { continue };
+        if a.map_state == MapState::VIEWABLE && a.class != WindowClass::INPUT_ONLY {
+            let bw = 2 * g.border_width as u32;
+            foreign.push((pos, Rect::new(g.x as i32, g.y as i32, g.width as u32 + bw, g.height as u32 + bw)));
+        }
+    }
+    let mut n = 0;
+    for p in mine {
+        let Some(r) = p.info.bounds.intersect(&img_rect) else { continue };
+        let covered = foreign.iter().any(|(pos, f)| *pos > p.root_pos && f.intersect(&r).is_some());
+        let got = if !covered {
+            match r.intersect(&screen) {
+                Some(r) if root_ok => {
+                    let root = x.root;
+                    read_raw(x, root, (r.x as i16, r.y as i16, r.width as u16, r.height as u16)).ok().map(|d| (r, d.0))
+                }
+                _ => None,
+            }
+        } else if x.ext.composite.is_some() {
+            let sub = (r.x - p.info.bounds.x, r.y - p.info.bounds.y, r.width as u16, r.height as u16);
+            read_own_pixels(x, p.info.id, sub).ok().flatten().map(|d| (r, d))
+        } else {
+            None
+        };
+        let Some((r, raw)) = got else { continue };
+        let rgb = bgrx_to_rgb(&raw, r.width, r.height, lsb);
+        if rgb.len() < r.width as usize * r.height as usize * 3 {
+            continue;
+        }
+        let (dx, dy) = ((r.x - img.origin.0) as usize, (r.y - img.origin.1) as usize);
+        let row = r.width as usize * 3;
+        for y in 0..r.height as usize {
+            let at = ((dy + y) * img.width as usize + dx) * 3;
+            img.rgb[at..at + row].copy_from_slice(&rgb[y * row..(y + 1) * row]);
+        }
+        n += 1;
+    }
+    if n > 0 {
+        img.method = format!("{}+{n} popups", img.method);
+    }
+    Ok(n)
+}
+
+/// A popup's own pixels over `sub` (popup coordinates), through a
+/// Composite redirection made for this read and undone after it (popups
+/// come and go: keeping them redirected would pile up dead ids). The fresh
+/// backing pixmap first holds what the screen showed, the covering window
+/// included: wait (bounded) for the app's repaint. None: not 32 bpp.
+fn read_own_pixels(x: &mut X, popup: u32, sub: (i32, i32, u16, u16)) -> Result<Option<Vec<u8>>> {
+    let g = x.conn.get_geometry(popup)?.reply()?;
+    if bpp_for_depth(x, g.depth) != Some(32) {
+        return Ok(None);
+    }
+    x.conn
+        .composite_redirect_window(popup, Redirect::AUTOMATIC)?
+        .check()
+        .map_err(|e| failed(format!("Composite redirect: {e}")))?;
+    let pixmap = x.conn.generate_id()?;
+    let res = (|| -> Result<Vec<u8>> {
+        x.conn
+            .composite_name_window_pixmap(popup, pixmap)?
+            .check()
+            .map_err(|e| failed(format!("Composite NameWindowPixmap: {e}")))?;
+        let bw = g.border_width as i32;
+        let rect = ((sub.0 + bw) as i16, (sub.1 + bw) as i16, sub.2, sub.3);
+        let before = read_raw(x, pixmap, rect)?.0;
+        let cap = Instant::now() + POPUP_REPAINT_WAIT;
+        let mut changed: Option<Instant> = None;
+        let mut last = before.clone();
+        while Instant::now() < cap {
+            std::thread::sleep(Duration::from_millis(5));
+            last = read_raw(x, pixmap, rect)?.0;
+            match changed {
+                Some(t) if Instant::now() >= t + Duration::from_millis(15) => break,
+                Some(_) => {}
+                None if last != before => changed = Some(Instant::now()),
+                None => {}
+            }
+        }
+        Ok(last)
+    })();
+    let _ = x.conn.free_pixmap(pixmap);
+    let _ = x.conn.composite_unredirect_window(popup, Redirect::AUTOMATIC);
+    let _ = x.conn.flush();
+    res.map(Some)
+}
+
 /// Black out screen rectangles on an image whose pixel (0,0) is at `origin`.
 /// Returns how many rectangles touched the image.
 pub fn redact(rgb: &mut [u8], width: u32, height: u32, origin: (i32, i32), rects: &[Rect]) -> u32 {

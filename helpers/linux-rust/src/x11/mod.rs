@@ -27,6 +27,7 @@ x11rb::atom_manager! {
         _NET_WM_STATE_HIDDEN,
         UTF8_STRING,
         WM_STATE,
+        WM_CLIENT_LEADER,
         AT_SPI_BUS,
     }
 }

@@ -1,6 +1,8 @@
 //! Top-level windows: EWMH client list (stacking order) when a window manager
-//! runs, else the root's mapped children. All requests are pipelined: every
-//! cookie is sent before the first reply is awaited.
+//! runs, else the root's mapped children; plus the apps' popups (mapped
+//! override-redirect root children: open menus, combo box lists, tooltips),
+//! which no window manager lists. All requests are pipelined: every cookie
+//! is sent before the first reply is awaited.
 
 use super::X;
 use crate::error::{Code, Error, Result};
@@ -9,6 +11,7 @@ use x11rb::connection::Connection;
 use x11rb::cookie::Cookie;
 use x11rb::protocol::xproto::{self, AtomEnum, ConnectionExt as _, MapState, WindowClass};
 use x11rb::rust_connection::RustConnection;
+use std::collections::HashMap;
 
 /// Raw facts about one top-level window.
 #[derive(Debug, Clone)]
@@ -143,8 +146,9 @@ fn latin1(b: &[u8]) -> String {
     b.iter().map(|&c| c as char).collect()
 }
 
-/// list_windows: every top-level window (optionally of one pid), with z_index
-/// 0 at the bottom of the stacking order.
+/// Every managed top-level window (optionally of one pid), with z_index 0 at
+/// the bottom of the stacking order; no popups (for callers that look for an
+/// app's main windows; the op is `list_windows_with_popups`).
 pub fn list_windows(x: &X, pid: Option<u32>) -> Result<Vec<WireWindow>> {
     let ids = stacking_ids(x)?;
     let infos = describe(x, &ids)?;
@@ -166,6 +170,203 @@ pub fn list_windows(x: &X, pid: Option<u32>) -> Result<Vec<WireWindow>> {
         });
     }
     x.conn.flush()?;
+    Ok(out)
+}
+
+/// Most override-redirect windows looked at as popups, the topmost ones: an
+/// app with an open menu has a handful (menu, submenus, a tooltip); a
+/// program mapping hundreds must not make every list_windows slow.
+pub const MAX_POPUPS: usize = 32;
+
+/// A mapped override-redirect window of an app with a managed top-level
+/// window (open menu, combo box list, tooltip).
+#[derive(Debug, Clone)]
+pub struct Popup {
+    /// Its facts; `pid` is its own _NET_WM_PID, else its owner window's.
+    pub info: WinInfo,
+    /// Index in `Stack::managed` of the app's window it was tied to.
+    pub owner: usize,
+    /// Position among the root's children (0 = bottom).
+    pub root_pos: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Managed(usize),
+    Popup(usize),
+}
+
+/// The screen's windows: the managed top-levels and their apps' popups.
+pub struct Stack {
+    /// What `stacking_ids` lists, bottom first.
+    pub managed: Vec<WinInfo>,
+    /// Bottom first.
+    pub popups: Vec<Popup>,
+    /// Both together, bottom first.
+    pub order: Vec<Entry>,
+    /// The root's children when the stack was read, bottom first.
+    pub root_children: Vec<u32>,
+}
+
+/// The X client a window belongs to: the base of its resource ids (every
+/// window a connection creates carries the connection's base). GTK and Qt
+/// menus often carry no _NET_WM_PID, but always their connection's base.
+pub fn client_base(x: &X, w: u32) -> u32 {
+    w & !x.conn.setup().resource_id_mask
+}
+
+impl Stack {
+    /// Whether popup `p` belongs to the app of window `win` (whose pid is
+    /// `pid`): same pid when both are known, else the same X client as the
+    /// window the popup was tied to.
+    pub fn same_app(&self, x: &X, p: &Popup, win: u32, pid: Option<u32>) -> bool {
+        match (p.info.pid, pid) {
+            (Some(a), Some(b)) => a == b,
+            _ => client_base(x, self.managed[p.owner].id) == client_base(x, win),
+        }
+    }
+}
+
+/// The root child holding each window (its WM frame, or the window itself),
+/// one pipelined QueryTree batch per level of nesting.
+fn root_children_of(x: &X, ids: &[u32]) -> Result<Vec<Option<u32>>> {
+    let mut cur: Vec<Option<u32>> = ids.iter().map(|&w| Some(w)).collect();
+    let mut out = vec![None; ids.len()];
+    for _ in 0..16 {
+        let mut pending = Vec::new();
+        for (i, w) in cur.iter().enumerate() {
+            if let Some(w) = *w {
+                pending.push((i, x.conn.query_tree(w)?));
+            }
+        }
+        if pending.is_empty() {
+            break;
+        }
+        for (i, c) in pending {
+            match c.reply() {
+                Ok(t) if t.parent == x.root || t.parent == 0 => {
+                    out[i] = cur[i];
+                    cur[i] = None;
+                }
+                Ok(t) => cur[i] = Some(t.parent),
+                Err(_) => cur[i] = None,
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read the managed windows and the popups of their apps in stacking order.
+pub fn stack(x: &X) -> Result<Stack> {
+    let ids = stacking_ids(x)?;
+    let managed = describe(x, &ids)?;
+    let tree = x.conn.query_tree(x.root)?.reply()?;
+    let attrs: Vec<_> = tree
+        .children
+        .iter()
+        .map(|&w| x.conn.get_window_attributes(w))
+        .collect::<std::result::Result<_, _>>()?;
+    let mut cands: Vec<(usize, u32)> = Vec::new();
+    for (pos, (&w, c)) in tree.children.iter().zip(attrs).enumerate() {
+        if let Ok(a) = c.reply() {
+            if a.override_redirect && a.map_state == MapState::VIEWABLE && a.class != WindowClass::INPUT_ONLY {
+                cands.push((pos, w));
+            }
+        }
+    }
+    if cands.len() > MAX_POPUPS {
+        cands.drain(..cands.len() - MAX_POPUPS);
+    }
+    let popups = if cands.is_empty() || managed.is_empty() { Vec::new() } else { resolve_popups(x, &managed, &cands)? };
+
+    // Interleave: a popup goes below the first managed window whose frame
+    // is above it among the root's children.
+    let frames = root_children_of(x, &managed.iter().map(|w| w.id).collect::<Vec<_>>())?;
+    let pos_of: HashMap<u32, usize> = tree.children.iter().enumerate().map(|(i, &w)| (w, i)).collect();
+    let mut order = Vec::with_capacity(managed.len() + popups.len());
+    let mut next = 0;
+    for (i, f) in frames.iter().enumerate() {
+        if let Some(fp) = f.and_then(|f| pos_of.get(&f).copied()) {
+            while next < popups.len() && popups[next].root_pos < fp {
+                order.push(Entry::Popup(next));
+                next += 1;
+            }
+        }
+        order.push(Entry::Managed(i));
+    }
+    order.extend((next..popups.len()).map(Entry::Popup));
+    Ok(Stack { managed, popups, order, root_children: tree.children })
+}
+
+/// Facts and owner of each candidate (position among the root's children,
+/// id), bottom first. Kept: those on the screen that belong to an app with
+/// a managed window: by their own _NET_WM_PID; else WM_TRANSIENT_FOR or
+/// WM_CLIENT_LEADER naming one of its windows; else the same X client (of
+/// the popup, its leader or its transient-for window) as one of them.
+fn resolve_popups(x: &X, managed: &[WinInfo], cands: &[(usize, u32)]) -> Result<Vec<Popup>> {
+    let ids: Vec<u32> = cands.iter().map(|c| c.1).collect();
+    let pending = describe_send(x, &ids)?;
+    let mut links = Vec::with_capacity(ids.len());
+    for &w in &ids {
+        links.push((
+            x.conn.get_property(false, w, x.atoms.WM_CLIENT_LEADER, AtomEnum::WINDOW, 0, 1)?,
+            x.conn.get_property(false, w, AtomEnum::WM_TRANSIENT_FOR, AtomEnum::WINDOW, 0, 1)?,
+        ));
+    }
+    let infos = describe_collect(x, pending)?;
+    let first = |r: std::result::Result<xproto::GetPropertyReply, _>| -> Option<u32> {
+        r.ok().and_then(|r| r.value32().and_then(|mut v| v.next())).filter(|&w| w != 0)
+    };
+    let links: HashMap<u32, (Option<u32>, Option<u32>)> =
+        ids.iter().zip(links).map(|(&w, (l, t))| (w, (first(l.reply()), first(t.reply())))).collect();
+    let (sw, sh) = x.screen_size();
+    let screen = Rect::new(0, 0, sw as u32, sh as u32);
+    let mut out = Vec::new();
+    for info in infos {
+        // GTK keeps 1x1 override-redirect helper windows mapped off screen.
+        if info.bounds.intersect(&screen).is_none() {
+            continue;
+        }
+        let (leader, transient) = links.get(&info.id).copied().unwrap_or((None, None));
+        let by_pid = info.pid.and_then(|p| managed.iter().rposition(|m| m.pid == Some(p)));
+        let by_link = || [transient, leader].into_iter().flatten().find_map(|l| managed.iter().position(|m| m.id == l));
+        let by_client = || {
+            [Some(info.id), transient, leader].into_iter().flatten().find_map(|w| {
+                let base = client_base(x, w);
+                managed.iter().rposition(|m| client_base(x, m.id) == base)
+            })
+        };
+        let Some(owner) = by_pid.or_else(by_link).or_else(by_client) else { continue };
+        let root_pos = cands.iter().find(|c| c.1 == info.id).map(|c| c.0).unwrap_or(0);
+        let pid = info.pid.or(managed[owner].pid);
+        out.push(Popup { info: WinInfo { pid, minimized: false, ..info }, owner, root_pos });
+    }
+    Ok(out)
+}
+
+/// The list_windows op: every top-level window and every popup of an app
+/// (optionally of one pid), z_index 0 at the bottom of the stacking order.
+pub fn list_windows_with_popups(x: &X, pid: Option<u32>) -> Result<Vec<WireWindow>> {
+    let st = stack(x)?;
+    let mut out = Vec::new();
+    for (z, e) in st.order.iter().enumerate() {
+        let (w, popup) = match *e {
+            Entry::Managed(i) => (&st.managed[i], false),
+            Entry::Popup(i) => (&st.popups[i].info, true),
+        };
+        if pid.is_some() && w.pid != pid {
+            continue;
+        }
+        out.push(WireWindow {
+            window_id: w.id,
+            z_index: z as u32,
+            title: w.title.clone(),
+            bounds: w.bounds,
+            minimized: w.minimized,
+            pid: w.pid,
+            popup,
+        });
+    }
     Ok(out)
 }
 
