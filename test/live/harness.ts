@@ -1,7 +1,7 @@
 // Helpers for live tests: a private desktop per test file, the fixture app,
 // real applications, xdotool and pyatspi run inside the desktop.
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -389,4 +389,215 @@ export async function accessibleNodes(desktop: DesktopLike, appName = "", all = 
 export function centre(node: AccessibleNode): [number, number] {
   const [x, y, w, h] = node.extents;
   return [Math.round(x + w / 2), Math.round(y + h / 2)];
+}
+
+// ---------------------------------------------------------------- toolkits
+// Added for the per-toolkit fixtures and real apps (issue 11); the exports
+// above keep their behaviour.
+
+const FIXTURES_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "apps");
+export const GTK4_FIXTURE = join(FIXTURES_DIR, "gtk4_fixture.py");
+export const QT5_FIXTURE = join(FIXTURES_DIR, "qt5_fixture.py");
+
+/**
+ * Starts any fixture script that logs JSON lines to DECKHAND_FIXTURE_LOG
+ * (gtk4_fixture.py, qt5_fixture.py...) and waits for its "ready" event.
+ */
+export async function launchFixtureScript(desktop: DesktopLike, script: string, opts: LaunchFixtureOptions = {}): Promise<Fixture> {
+  const dir = desktop.root && existsSync(desktop.root) ? desktop.root : mkdtempSync(join(tmpdir(), "deckhand-live-"));
+  const base = script.split("/").pop()!.replace(/\.py$/, "");
+  const logPath = opts.logPath ?? join(dir, `${base}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
+  const app = launch(desktop, [SYSTEM_PYTHON, script], { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, base);
+  const events = (): FixtureEvent[] => {
+    let text: string;
+    try {
+      text = readFileSync(logPath, "utf8");
+    } catch {
+      return [];
+    }
+    const lines = text.split("\n");
+    lines.pop();
+    return lines.map((l) => JSON.parse(l) as FixtureEvent);
+  };
+  const fixture: Fixture = {
+    pid: app.child.pid!,
+    logPath,
+    events,
+    async waitFor(predicate, timeoutMs = 10_000, after = 0) {
+      return waitUntil(`a ${base} event matching ${predicate.toString()}`, timeoutMs, () => {
+        const found = events().slice(after).find(predicate);
+        if (found) return found;
+        if (app.exited()) throw new Error(`${base} exited; its output:\n${outputTail(app.outputPath)}`);
+        return undefined;
+      });
+    },
+    exit: app.exit,
+    stop: app.stop,
+  };
+  if (opts.waitReady ?? true) {
+    try {
+      await fixture.waitFor((e) => e.event === "ready", opts.timeoutMs ?? 30_000);
+    } catch (err) {
+      await app.stop();
+      throw err;
+    }
+  }
+  return fixture;
+}
+
+/** Child pids of a process (from /proc/PID/task/TID/children). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
+/** A process and all its descendants. */
+export function processTree(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) for (const c of childPids(all[i]!)) if (!all.includes(c)) all.push(c);
+  return all;
+}
+
+export interface TreeApp extends App {
+  /** The pid deckhand should target: the process that owns the windows. */
+  pid: number;
+  /** The pid we started (a wrapper such as soffice's oosplash may sit between). */
+  rootPid: number;
+  /** Whether the started process is still running. */
+  alive(): boolean;
+  outputPath: string;
+}
+
+/**
+ * Like launchApp, for apps that start through wrappers or fork (LibreOffice's
+ * soffice -> oosplash -> soffice.bin, browsers): waits for a viewable managed
+ * window whose _NET_WM_PID is the started process or any descendant, and
+ * runs with extra environment. stop() kills the whole process group.
+ */
+export async function launchAppTree(
+  desktop: DesktopLike,
+  argv: string[],
+  opts: { timeoutMs?: number; env?: Record<string, string>; titleMatches?: RegExp } = {},
+): Promise<TreeApp> {
+  const app = launch(desktop, argv, opts.env ?? {}, argv[0]!.split("/").pop()!);
+  const rootPid = app.child.pid!;
+  const x = await X11Connection.open(desktop.display);
+  const stopTree = async () => {
+    // The group first (SIGTERM), then SIGKILL after 5 s: browsers and soffice
+    // leave helpers behind that would otherwise outlive the test.
+    const members = processTree(rootPid);
+    try {
+      process.kill(-rootPid, "SIGTERM");
+    } catch {
+      // gone
+    }
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && members.some(alivePid)) await sleep(100);
+    for (const p of members.filter(alivePid)) {
+      try {
+        process.kill(p, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    try {
+      process.kill(-rootPid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  };
+  try {
+    const clientList = await x.internAtom("_NET_CLIENT_LIST");
+    const wmPid = await x.internAtom("_NET_WM_PID");
+    const found = await waitUntil(`a window of ${argv.join(" ")}`, opts.timeoutMs ?? 60_000, async () => {
+      const tree = processTree(rootPid);
+      if (app.exited() && tree.length === 1) throw new Error(`${argv[0]} exited before showing a window; its output:\n${outputTail(app.outputPath)}`);
+      const mine: { w: number; pid: number }[] = [];
+      for (const w of await x.getProperty32(x.root, clientList)) {
+        try {
+          const p = (await x.getProperty32(w, wmPid))[0];
+          if (p === undefined || !tree.includes(p) || !(await x.isViewable(w))) continue;
+          if (opts.titleMatches) {
+            const title = execFileSync("xprop", ["-id", String(w), "_NET_WM_NAME"], { env: desktopEnv(desktop) }).toString();
+            if (!opts.titleMatches.test(title)) continue;
+          }
+          mine.push({ w, pid: p });
+        } catch {
+          // BadWindow: gone between the list and the read.
+        }
+      }
+      return mine.length ? mine : undefined;
+    });
+    const pid = found[0]!.pid;
+    return { pid, rootPid, windows: found.map((f) => f.w), stop: stopTree, alive: () => alivePid(pid), outputPath: app.outputPath };
+  } catch (err) {
+    await stopTree();
+    throw err;
+  } finally {
+    x.close();
+  }
+}
+
+export function alivePid(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // A zombie has exited: it is not alive for our purposes.
+    return !/^\d+ \(.*\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+export interface ProcUsage {
+  pid: number;
+  /** utime + stime, in seconds. */
+  cpuSeconds: number;
+  /** VmRSS, in bytes. */
+  rssBytes: number;
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU time and resident memory of a process, from /proc (throws when it is gone). */
+export function procUsage(pid: number): ProcUsage {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the ")" of the command name: state is field 3, utime 14, stime 15.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const utime = Number(rest[11]);
+  const stime = Number(rest[12]);
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? "0") * 1024;
+  return { pid, cpuSeconds: (utime + stime) / CLK_TCK, rssBytes: rss };
+}
+
+/** Sum of procUsage over a process tree (browsers do their work in children). */
+export function treeUsage(pids: number[]): { cpuSeconds: number; rssBytes: number; pids: number[] } {
+  let cpu = 0;
+  let rss = 0;
+  const seen: number[] = [];
+  for (const p of pids) {
+    try {
+      const u = procUsage(p);
+      cpu += u.cpuSeconds;
+      rss += u.rssBytes;
+      seen.push(p);
+    } catch {
+      // exited
+    }
+  }
+  return { cpuSeconds: cpu, rssBytes: rss, pids: seen };
 }

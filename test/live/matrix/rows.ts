@@ -4,7 +4,54 @@
 // plus the last run's results into docs/support.md.
 import type { ErrorCode } from "../../../src/protocol/errors.ts";
 
-export type MatrixApp = "fixture" | "gtk3-widget-factory" | "mousepad";
+export type MatrixApp =
+  | "fixture"
+  | "gtk3-widget-factory"
+  | "mousepad"
+  | "gtk4-fixture"
+  | "gtk4-widget-factory"
+  | "qt5-fixture"
+  | "featherpad"
+  | "chromium"
+  | "firefox"
+  | "libreoffice-writer"
+  | "libreoffice-calc";
+
+/** The toolkit each app exercises: the columns' owner in docs/support.md's toolkit x capability table. */
+export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice";
+export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
+  fixture: "GTK3",
+  "gtk3-widget-factory": "GTK3",
+  mousepad: "GTK3",
+  "gtk4-fixture": "GTK4",
+  "gtk4-widget-factory": "GTK4",
+  "qt5-fixture": "Qt5",
+  featherpad: "Qt5",
+  chromium: "Chromium",
+  firefox: "Firefox",
+  "libreoffice-writer": "LibreOffice",
+  "libreoffice-calc": "LibreOffice",
+};
+export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice"];
+
+/** What a row proves, for the toolkit x capability table. */
+export type Capability = "observe" | "click" | "set-value / type" | "secure-field refusal" | "no harm";
+export const CAPABILITIES: readonly Capability[] = ["observe", "click", "set-value / type", "secure-field refusal", "no harm"];
+
+/** Where each app's rows run. */
+export const APP_SOURCE: Record<MatrixApp, string> = {
+  fixture: "test/fixtures/apps/fixture_app.py",
+  "gtk3-widget-factory": "/usr/bin/gtk3-widget-factory",
+  mousepad: "/usr/bin/mousepad",
+  "gtk4-fixture": "test/fixtures/apps/gtk4_fixture.py",
+  "gtk4-widget-factory": "/usr/bin/gtk4-widget-factory",
+  "qt5-fixture": "test/fixtures/apps/qt5_fixture.py (QT_ACCESSIBILITY=1)",
+  featherpad: "/usr/bin/featherpad (QT_ACCESSIBILITY=1)",
+  chromium: "/usr/bin/chromium --force-renderer-accessibility, test/fixtures/web/form.html from a loopback server",
+  firefox: "/usr/bin/firefox-esr (GNOME_ACCESSIBILITY=1), test/fixtures/web/form.html from a loopback server",
+  "libreoffice-writer": "soffice --writer (SAL_USE_VCLPLUGIN=gtk3)",
+  "libreoffice-calc": "soffice --calc (SAL_USE_VCLPLUGIN=gtk3)",
+};
 export type MatrixRoute = "accessibility" | "foreground_input" | "none";
 
 export interface MatrixRow {
@@ -18,25 +65,30 @@ export interface MatrixRow {
   /** Operator grants the row runs with. */
   grant: "none" | "foreground" | "confirm-hook";
   oracles: string[];
+  /** The capability column this row fills in the toolkit x capability table (none: listed in the rows only). */
+  capability?: Capability;
 }
 
 const ENV = "linux-x11 (Xvfb + openbox + AT-SPI)" as const;
 const row = (r: Omit<MatrixRow, "environment">): MatrixRow => ({ environment: ENV, ...r });
 
 const UNCHANGED = ["focus, stacking order and pointer unchanged"];
+/** The harm oracle (test/live/matrix/toolkit.ts): the target is never hurt by being observed or driven. */
+const HARM = ["the target pid is alive afterwards", "its CPU time grew < 1 s and its RSS < 50 MB", "it is idle (< 0.5 s CPU) in the second after"];
 
 export const ROWS: readonly MatrixRow[] = Object.freeze([
   // ---- fixture app, background (accessibility) actions
-  row({ id: "fixture.click.element", app: "fixture", action: "click --element-index (OK button)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["exactly one click reached OK", "no other control received anything", ...UNCHANGED] }),
-  row({ id: "fixture.set-value.entry", app: "fixture", action: "set-value (Name entry)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Name holds exactly the value", "no other field changed", "verification.verified is true (read back)", ...UNCHANGED] }),
+  row({ id: "fixture.click.element", capability: "click", app: "fixture", action: "click --element-index (OK button)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["exactly one click reached OK", "no other control received anything", ...UNCHANGED] }),
+  row({ id: "fixture.set-value.entry", capability: "set-value / type", app: "fixture", action: "set-value (Name entry)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Name holds exactly the value", "no other field changed", "verification.verified is true (read back)", ...UNCHANGED] }),
   row({ id: "fixture.type-text.replaces-selection", app: "fixture", action: "select-text [0,3) then type-text (Name entry)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the selection was replaced, the rest kept", "no other field changed"] }),
-  row({ id: "fixture.type-text.multiline", app: "fixture", action: "type-text (Notes text view)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the text landed in Notes and nowhere else", ...UNCHANGED] }),
+  row({ id: "fixture.type-text.multiline", capability: "set-value / type", app: "fixture", action: "type-text (Notes text view)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the text landed in Notes and nowhere else", ...UNCHANGED] }),
   row({ id: "fixture.focus.entry", app: "fixture", action: "focus (Email entry)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Email received focus", "pointer unchanged", "(GTK presents the focused window: focus is the one element action that may change stacking)"] }),
-  row({ id: "fixture.click.checkbox", app: "fixture", action: "click --element-index (Subscribe check box)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Subscribe toggled on exactly once", ...UNCHANGED] }),
+  row({ id: "fixture.click.checkbox", capability: "click", app: "fixture", action: "click --element-index (Subscribe check box)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Subscribe toggled on exactly once", ...UNCHANGED] }),
   row({ id: "fixture.secondary.named-action", app: "fixture", action: "perform-secondary-action (Subscribe: its advertised action by name)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Subscribe toggled exactly once"] }),
   row({ id: "fixture.scroll.into-view", app: "fixture", action: "scroll --element-index (Row 150) into view", route: "accessibility", expect: "ACTION_FAILED", grant: "none", oracles: ["GTK3 does not implement AT-SPI Component.ScrollTo: the refusal is reported, not faked", "the fixture received nothing"] }),
   row({ id: "fixture.click.point-hits-element", app: "fixture", action: "click --x --y over the OK button, no grant", route: "accessibility", expect: "delivered", grant: "none", oracles: ["result route is accessibility", "exactly one click reached OK", ...UNCHANGED] }),
   row({ id: "fixture.click.confirmed", app: "fixture", action: "click Delete with a confirm hook that allows", route: "accessibility", expect: "delivered", grant: "confirm-hook", oracles: ["the hook ran", "exactly one click reached Delete"] }),
+  row({ id: "fixture.harm", capability: "no harm", app: "fixture", action: "observe 5 times, click OK, set-value Email", route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
   // ---- fixture app, refusals: each refused with its code while the fixture received nothing
   row({ id: "fixture.refuse.stale-snapshot", app: "fixture", action: "click with a superseded --snapshot-id", route: "none", expect: "SNAPSHOT_STALE", grant: "none", oracles: ["details.reason is superseded", "the fixture received nothing"] }),
   row({ id: "fixture.refuse.replaced-element", app: "fixture", action: "click OK after another button took its place", route: "none", expect: "ELEMENT_UNRESOLVABLE", grant: "none", oracles: ["the new occupant (Cancel) was not clicked", "the fixture received nothing"] }),
@@ -45,7 +97,7 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "fixture.refuse.foreground-ungranted", app: "fixture", action: "click --x --y on the canvas (no accessible element), no grant", route: "none", expect: "FOREGROUND_REQUIRED", grant: "none", oracles: ["the fixture received nothing", "pointer unchanged"] }),
   row({ id: "fixture.refuse.point-into-text-field", app: "fixture", action: "click --x --y into the Name entry, no grant (a click there moves focus and caret: no default action does that)", route: "none", expect: "FOREGROUND_REQUIRED", grant: "none", oracles: ["the fixture received nothing", "pointer unchanged"] }),
   row({ id: "fixture.refuse.hotkey-ungranted", app: "fixture", action: "hotkey ctrl+a, no grant", route: "none", expect: "FOREGROUND_REQUIRED", grant: "none", oracles: ["the fixture received nothing"] }),
-  row({ id: "fixture.refuse.secure-field", app: "fixture", action: "set-value on the Password entry", route: "none", expect: "POLICY_DENIED", grant: "none", oracles: ["the fixture received nothing"] }),
+  row({ id: "fixture.refuse.secure-field", capability: "secure-field refusal", app: "fixture", action: "set-value on the Password entry", route: "none", expect: "POLICY_DENIED", grant: "none", oracles: ["the fixture received nothing"] }),
   row({ id: "fixture.refuse.keys-into-focused-password", app: "fixture", action: "type-text with no element while the Password entry has focus, granted", route: "none", expect: "POLICY_DENIED", grant: "foreground", oracles: ["focus is read live before any key is sent", "the Password entry received nothing"] }),
   row({ id: "fixture.refuse.confirm-required", app: "fixture", action: "click Delete with no confirm hook", route: "none", expect: "CONFIRM_REQUIRED", grant: "none", oracles: ["the fixture received nothing"] }),
   // ---- fixture app, foreground input under an operator grant
@@ -58,8 +110,52 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "fixture.fg.move.hover", app: "fixture", action: "program step move (hover) over the canvas, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the canvas saw the pointer arrive", "no press", "the pointer stays where it was moved (hover is not restored)"] }),
   row({ id: "fixture.fg.hold-key", app: "fixture", action: "program step hold-key shift for 300 ms on the focused Name, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["one press and one release of Shift at least 300 ms apart", "keys released"] }),
   // ---- real applications
-  row({ id: "widget-factory.observe", app: "gtk3-widget-factory", action: "get-app-state (page 1)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 100 elements, not truncated", "screenshot matches the window size"] }),
-  row({ id: "widget-factory.click.page", app: "gtk3-widget-factory", action: "click the Page 2 radio button", route: "accessibility", expect: "delivered", grant: "none", oracles: ["a fresh observation shows page 2's controls"] }),
-  row({ id: "widget-factory.set-value.entry", app: "gtk3-widget-factory", action: "set-value on a text entry", route: "accessibility", expect: "delivered", grant: "none", oracles: ["verification.verified is true", "a fresh observation shows the value"] }),
-  row({ id: "mousepad.type-select-replace-undo", app: "mousepad", action: "type-text, select-text, type-text (replace), then Edit > Undo through its menu", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the document holds the typed text", "the selection was replaced", "undo through the menu reverted the replacement"] }),
+  row({ id: "widget-factory.observe", capability: "observe", app: "gtk3-widget-factory", action: "get-app-state (page 1)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 25 named controls and 50 elements (closed menus and unnamed fillers are not elements), not truncated", "screenshot matches the window size"] }),
+  row({ id: "widget-factory.click.page", capability: "click", app: "gtk3-widget-factory", action: "click the Page 2 radio button", route: "accessibility", expect: "delivered", grant: "none", oracles: ["a fresh observation shows page 2's controls"] }),
+  row({ id: "widget-factory.set-value.entry", capability: "set-value / type", app: "gtk3-widget-factory", action: "set-value on a text entry", route: "accessibility", expect: "delivered", grant: "none", oracles: ["verification.verified is true", "a fresh observation shows the value"] }),
+  row({ id: "mousepad.type-select-replace-undo", capability: "set-value / type", app: "mousepad", action: "type-text, select-text, type-text (replace), then Edit > Undo through its menu (opened first: a closed menu's items are not elements)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the document holds the typed text", "the selection was replaced", "undo through the menu reverted the replacement"] }),
+
+  // ---- GTK4 and Qt5 fixtures (test/live/toolkits-fixtures.test.ts)
+  ...(["gtk4", "qt5"] as const).flatMap((k) => {
+    const app = `${k}-fixture` as const;
+    const tk = k === "gtk4" ? "GTK4" : "Qt5";
+    return [
+      row({ id: `${k}.observe`, capability: "observe", app, action: "get-app-state", route: "none", expect: "delivered", grant: "none", oracles: ["OK, Name, Subscribe, Notes and Password are elements, named", "their bounds lie inside the window (screen coordinates)", "Password is secure"] }),
+      row({ id: `${k}.click.button`, capability: "click", app, action: "click --element-index (OK button)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["exactly one click reached OK", "nothing else reached the app", ...UNCHANGED] }),
+      k === "gtk4"
+        ? row({ id: `${k}.click.checkbox`, capability: "click", app, action: "click --element-index (Subscribe check box), no grant", route: "none", expect: "ACTION_UNSUPPORTED", grant: "none", oracles: ["GTK 4.8 check buttons advertise no AT-SPI action: click refuses (details.reason no-press-like-action) instead of running anything else", "the fixture received nothing", ...UNCHANGED] })
+        : row({ id: `${k}.click.checkbox`, capability: "click", app, action: "click --element-index (Subscribe check box)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Subscribe toggled on exactly once", ...UNCHANGED] }),
+      ...(k === "gtk4"
+        ? [row({ id: "gtk4.fg.click.checkbox", capability: "click", app, action: "click --x --y at the Subscribe check box's centre (from the observation), granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["Subscribe toggled exactly once", "pointer restored"] })]
+        : []),
+      k === "gtk4"
+        ? row({ id: `${k}.set-value.entry`, capability: "set-value / type", app, action: "set-value (Name entry), no grant", route: "accessibility", expect: "VERIFICATION_FAILED", grant: "none", oracles: ["GTK 4.8 entries read back \"\" through AT-SPI Text (the text is in an unexposed GtkText): the value lands but cannot be verified, so the answer is VERIFICATION_FAILED with delivery submitted, never ok:true", "the fixture received exactly the value in Name and nothing else", ...UNCHANGED] })
+        : row({ id: `${k}.set-value.entry`, capability: "set-value / type", app, action: "set-value (Name entry)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["Name holds exactly the value", "no other field changed", "verification.verified is true", "a fresh observation shows the value", ...UNCHANGED] }),
+      row({ id: `${k}.type-text.multiline`, capability: "set-value / type", app, action: "type-text (Notes text view)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the text landed in Notes and nowhere else"] }),
+      row({ id: `${k}.refuse.secure-field`, capability: "secure-field refusal", app, action: "set-value on the Password entry", route: "none", expect: "POLICY_DENIED", grant: "none", oracles: ["the value is in no output", "the fixture received nothing"] }),
+      row({ id: `${k}.harm`, capability: "no harm", app, action: `observe 5 times, then attempt click OK and set-value Name (${tk})`, route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
+    ];
+  }),
+  // ---- real GTK4 and Qt5 apps (test/live/toolkits-apps.test.ts)
+  row({ id: "gtk4-widget-factory.observe", capability: "observe", app: "gtk4-widget-factory", action: "get-app-state (first page)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 50 elements: more than the frame", "buttons and entries with bounds inside the window (descendants are showing, coordinates converted to screen)"] }),
+  row({ id: "gtk4-widget-factory.harm", capability: "no harm", app: "gtk4-widget-factory", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
+  row({ id: "featherpad.observe", capability: "observe", app: "featherpad", action: "get-app-state", route: "none", expect: "delivered", grant: "none", oracles: ["the editor is a text element inside the window", "the menu bar is seen"] }),
+  row({ id: "featherpad.type-text", capability: "set-value / type", app: "featherpad", action: "type-text into the editor", route: "accessibility", expect: "delivered", grant: "none", oracles: ["a fresh observation shows the typed text in the editor", "featherpad is alive"] }),
+  row({ id: "featherpad.harm", capability: "no harm", app: "featherpad", action: "observe 5 times, type-text", route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
+  // ---- browsers on the web fixture (test/live/toolkits-web.test.ts)
+  ...(["chromium", "firefox"] as const).flatMap((b) => [
+    row({ id: `${b}.observe`, capability: "observe", app: b, action: "get-app-state of the form page", route: "none", expect: "delivered", grant: "none", oracles: ["the Name entry, Subscribe check box and Preview button are elements inside the window", "the page's heading is seen"] }),
+    row({ id: `${b}.fill-form`, capability: "set-value / type", app: b, action: "set-value on the Name text input, granted (falls back to focus + select-all + typing where the field has no EditableText or does not read back)", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the page received the exact value (its input events, POSTed to the loopback server)", "ok only when the value landed; the result says which route ran", "a fresh observation shows the value"] }),
+    row({ id: `${b}.fg.type-text.focused`, capability: "set-value / type", app: b, action: "focus the Name input, hotkey ctrl+a, type-text with no element, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the page received exactly the typed text in Name and nowhere else", "the browser is alive (no crash while typing)"] }),
+    row({ id: `${b}.click.button`, capability: "click", app: b, action: "click --element-index (Preview button)", route: "accessibility", expect: "delivered", grant: "foreground", oracles: ["the page received exactly one click on Preview, with the filled name", "a fresh observation reads the page's result text"] }),
+    row({ id: `${b}.refuse.secure-field`, capability: "secure-field refusal", app: b, action: "set-value on the page's password input", route: "none", expect: "POLICY_DENIED", grant: "foreground", oracles: ["the value is in no output", "the page received nothing"] }),
+    row({ id: `${b}.harm`, capability: "no harm", app: b, action: "observe 5 times, then attempt set-value and click", route: "accessibility", expect: "delivered", grant: "foreground", oracles: HARM }),
+  ]),
+  // ---- LibreOffice (test/live/toolkits-libreoffice.test.ts)
+  row({ id: "writer.observe", capability: "observe", app: "libreoffice-writer", action: "get-app-state of a document with three known paragraphs", route: "none", expect: "delivered", grant: "none", oracles: ["each paragraph is an element with its text", "within 10 s"] }),
+  row({ id: "writer.harm", capability: "no harm", app: "libreoffice-writer", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
+  row({ id: "calc.observe", capability: "observe", app: "libreoffice-calc", action: "get-app-state of a new sheet", route: "none", expect: "delivered", grant: "none", oracles: ["cells around the visible range (A1) are elements", "within 10 s, bounded (no walk of the sheet's 2^31 children)"] }),
+  row({ id: "calc.formula.typed", capability: "set-value / type", app: "libreoffice-calc", action: "type-text 42 + Return and =A1*2 + Return into the focused cells, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["a fresh observation reads A2 as 84 (the computed result)"] }),
+  row({ id: "calc.set-value.cell", capability: "set-value / type", app: "libreoffice-calc", action: "set-value on cell B1 (7) and B2 (=B1+1), granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["a fresh observation reads B2 as 8", "ok only when the value landed"] }),
+  row({ id: "calc.harm", capability: "no harm", app: "libreoffice-calc", action: "observe 5 times, enter cells", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: HARM }),
 ]);
