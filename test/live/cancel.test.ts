@@ -69,8 +69,10 @@ describeLive("cancel on the real desktop", () => {
     const r = await hold;
     const tDone = performance.now();
     console.log(`cancel answered after ${(tDone - tCancel).toFixed(1)} ms; the hold lasted ${(tDone - t0).toFixed(0)} ms of 3000`);
-    expect(r.ok).toBe(true);
-    const step = r.result.steps[0];
+    // A failed program is ok:false; every step's receipt is in the details.
+    expect(r.ok).toBe(false);
+    expect(r.error?.code).toBe("CANCELLED");
+    const step = (r.error?.details as any).receipts[0];
     expect(step.status).toBe("failed");
     expect(step.error.code).toBe("CANCELLED");
     expect(step.error.details.cancelled).toBe(true);

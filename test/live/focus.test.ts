@@ -121,10 +121,11 @@ describeLive("keys stay with their target window (focus guard)", () => {
       const before = thief.events().length;
       const program = { app: `pid:${thief.pid}`, windowId: Number(mainWindow(thief)), steps: [{ action: "type-text", text: "abcdefgh" }, { action: "wait", ms: 400 }, { action: "type-text", text: "ijklmnop" }] };
       const r = await deckhand(desktop, ["run", ...fg], { stateDir: state, stdin: JSON.stringify(program) });
-      // `run` answers with the program's receipt; the failed step carries the code.
-      expect(r.envelope.ok, JSON.stringify(r.envelope.error)).toBe(true);
-      const { steps, firstFailure } = r.envelope.result;
-      expect(firstFailure).toBe(2);
+      // A failed program is ok:false with the failing step's code; the receipts are in the details.
+      expect(r.envelope.ok).toBe(false);
+      expect(r.envelope.error?.code).toBe("FOCUS_MISMATCH");
+      expect(r.envelope.error?.details.step).toBe(2);
+      const steps = (r.envelope.error?.details as any).receipts;
       expect(steps[0]).toMatchObject({ status: "completed", charsSent: 8 });
       expect(steps[2]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "FOCUS_MISMATCH" } });
       await thief.waitFor((e) => e.event === "focus-steal", 5000, before);

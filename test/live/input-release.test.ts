@@ -107,8 +107,9 @@ describeLive("every input is released on every exit path (drag)", () => {
     const cancel = await fg.request("cancel", { id: "drag" });
     expect(cancel.result).toEqual({ id: "drag", cancelled: true });
     const r = await run;
-    expect(r.ok, JSON.stringify(r.error)).toBe(true);
-    const step = r.result.steps[0];
+    expect(r.ok).toBe(false);
+    expect(r.error?.code).toBe("CANCELLED");
+    const step = (r.error?.details as any).receipts[0];
     expect(step.status).toBe("failed");
     expect(step.error.code).toBe("CANCELLED");
     expect(step.delivery).toBe("partial");

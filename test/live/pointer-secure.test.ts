@@ -133,8 +133,9 @@ describeLive("pointer paths and secure fields (issue 10)", () => {
     const s = await dh(["scroll", ...target(), "--direction", "up", "--x", String(x), "--y", String(y), ...fg]);
     expect(s.envelope.error?.code).toBe("POLICY_DENIED");
     const m = await deckhand(desktop, ["run", ...fg], { stateDir: state, stdin: JSON.stringify({ app: `pid:${fixture.pid}`, observe: false, steps: [{ action: "move", x, y }] }) });
-    expect(m.envelope.ok, JSON.stringify(m.envelope.error)).toBe(true);
-    expect(m.envelope.result.steps[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { reason: "point-outside-target" } } });
+    expect(m.envelope.ok).toBe(false);
+    expect(m.envelope.error?.code).toBe("POLICY_DENIED");
+    expect((m.envelope.error?.details as any).receipts[0]).toMatchObject({ status: "failed", delivery: "not_dispatched", error: { code: "POLICY_DENIED", details: { reason: "point-outside-target" } } });
     await fixtureUntouched(mark);
     expect(termBytes()).toBe("");
     expect(await activeWindow()).toBe(main);

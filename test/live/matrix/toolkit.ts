@@ -8,7 +8,11 @@ import type { Serve } from "../deckhand.ts";
 import { metric } from "./results.ts";
 
 /** Harm bounds: what observing 5 times and acting may cost the target. Not a speed threshold. */
-export const HARM_CPU_S = 1;
+// Five observations and an action cost the target real work (a Calc sheet:
+// ~0.25 s of soffice CPU per observation of 300 visible cells); the harm this
+// bounds is the unbounded kind seen before (13 s CPU and 383 MB for one
+// observation of Calc, a Qt app killed): 2 s for the whole load.
+export const HARM_CPU_S = 2;
 export const HARM_RSS_BYTES = 50 * 1024 * 1024;
 /** After the actions, an idle second: a target still burning CPU then was hurt (e.g. a runaway child walk). */
 export const IDLE_CPU_S = 0.5;

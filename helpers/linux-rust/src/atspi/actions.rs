@@ -380,7 +380,15 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
                 };
             }
             if has(IF_VALUE) {
-                let v: f64 = text.trim().parse().map_err(|_| Error::invalid("the text is not a number for a value element"))?;
+                let Ok(v) = text.trim().parse::<f64>() else {
+                    // A cell that shows text (Calc: a formula, a word) takes
+                    // only numbers through Value: like a field without
+                    // editable text, it can be typed into instead.
+                    if has(IF_TEXT) {
+                        return Err(unsupported("the element takes only numbers through accessibility (Value), and the text is not one").with("reason", "no-editable-text"));
+                    }
+                    return Err(Error::invalid("the text is not a number for a value element"));
+                };
                 d.sent.set(true);
                 a.call::<_, ()>(bus, path, I_PROPS, "Set", &(I_VALUE, "CurrentValue", Value::from(v))).await.map_err(fail)?;
                 const NATIVE: &str = "Value.CurrentValue";

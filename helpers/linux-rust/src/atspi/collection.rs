@@ -102,6 +102,17 @@ pub async fn get_matches(a: &A11y, bus: &str, path: &str, rule: &Rule, count: i3
     }
 }
 
+/// Whether Collection.GetMatches may be asked below the application's
+/// objects: not when its cache shows a node that manages its descendants or
+/// claims a huge child count (the toolkit would visit all of them: LibreOffice
+/// Calc's 2^31 cells). Unknown (no cache, or input in flight): allowed.
+pub async fn collection_is_safe(a: &A11y, bus: &str) -> bool {
+    match tree::bulk_items(a, bus).await {
+        Some(Ok(items)) => !items.iter().any(|i| i.huge(MAX_CHILDREN_FOR_HUGE)),
+        _ => true,
+    }
+}
+
 /// How the focused objects were found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -113,12 +124,15 @@ pub enum Source {
 /// Most candidates a focus query returns (toolkits keep one focused object,
 /// but a stale state elsewhere must not hide the real one).
 pub const MAX_FOCUSED: i32 = 8;
+/// The child count above which (with max_children 1000) a node counts as huge.
+const MAX_CHILDREN_FOR_HUGE: u32 = 1000;
 /// Most objects the fallback walk looks at.
 pub const WALK_BUDGET: usize = 4000;
 
 /// Objects of the application `bus` in the FOCUSED state, in tree order:
-/// Collection.GetMatches on the application root; without Collection,
-/// Cache.GetItems (every item's states in one call); without either, a
+/// Cache.GetItems (every item's states in one call, each candidate checked
+/// live); else Collection.GetMatches on the application root, unless the
+/// cache showed a node that manages its descendants; without either, a
 /// breadth-first walk (GetChildren + GetState, each level pipelined) over at
 /// most WALK_BUDGET objects or until `until`. None of these prunes
 /// non-showing subtrees. The walk never lists the children of a node that
@@ -126,16 +140,28 @@ pub const WALK_BUDGET: usize = 4000;
 /// those can hang the app (LibreOffice Calc); a focused cell there is found
 /// by Collection, or not at all.
 pub async fn focused_objects(a: &A11y, bus: &str, until: Instant) -> Result<(Vec<String>, Source)> {
-    if let Some(v) = get_matches(a, bus, ROOT_PATH, &focused_rule(), MAX_FOCUSED).await? {
-        return Ok((v.into_iter().map(|(_, p)| p.to_string()).collect(), Source::Collection));
-    }
     let focused = state_bit(State::Focused);
-    // Cache.GetItems only when no synthetic input is in flight (and not
-    // disabled): `tree::bulk_items`.
-    if let Some(items) = tree::bulk_items(a, bus).await {
-        if let Ok(items) = items {
-            let found = items.into_iter().filter(|i| i.states & focused != 0 && i.path != ROOT_PATH).map(|i| i.path).take(MAX_FOCUSED as usize).collect();
-            return Ok((found, Source::Cache));
+    // The cache first (Cache.GetItems only when no synthetic input is in
+    // flight: `tree::bulk_items`). Collection.GetMatches on the application
+    // root makes the toolkit visit every object below it: in LibreOffice Calc
+    // that is a sheet of 2^31 cells (seconds of CPU, 150 MB more, its bus
+    // blocked). So an app whose cache shows a node that manages its
+    // descendants is never asked through Collection; its focused cell is in
+    // the cache (the toolkit registered it when focus moved there).
+    let mut manages_descendants = false;
+    if let Some(Ok(items)) = tree::bulk_items(a, bus).await {
+        manages_descendants = items.iter().any(|i| i.huge(MAX_CHILDREN_FOR_HUGE));
+        let cands: Vec<String> = items.into_iter().filter(|i| i.states & focused != 0 && i.path != ROOT_PATH).map(|i| i.path).take(MAX_FOCUSED as usize).collect();
+        // The cache's states may lag behind: keep only what is focused now.
+        let states = join_all(cands.iter().map(|p| a.call::<_, Vec<u32>>(bus, p, I_ACCESSIBLE, "GetState", &()))).await;
+        let live: Vec<String> = cands.into_iter().zip(states).filter(|(_, s)| s.as_ref().is_ok_and(|w| tree::states_from_words(w) & focused != 0)).map(|(p, _)| p).collect();
+        if !live.is_empty() || manages_descendants {
+            return Ok((live, Source::Cache));
+        }
+    }
+    if !manages_descendants {
+        if let Some(v) = get_matches(a, bus, ROOT_PATH, &focused_rule(), MAX_FOCUSED).await? {
+            return Ok((v.into_iter().map(|(_, p)| p.to_string()).collect(), Source::Collection));
         }
     }
     let mut level = vec![ROOT_PATH.to_string()];

@@ -217,7 +217,7 @@ pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
     // Every call this read makes into the app is counted and bounded.
     let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
     let bus = apps::find_by_pid(&a, args.pid).await?;
-    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes };
+    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes, clip: Some(w.bounds) };
     let t = tree::read_tree(&a, &bus, &w.title, w.bounds, &lim).await?;
     {
         // Remember the frame and every returned node's object: later
@@ -265,6 +265,10 @@ async fn secure_rects_for(a: &A11y, bus: Option<&str>, title: &str, bounds: Rect
             Err(e) => Err(e),
         }
     };
+    // Collection would visit every cell of a huge table: the bounded tree search instead.
+    if !collection::collection_is_safe(a, bus).await {
+        return via_tree().await;
+    }
     match collection::secure_rects(a, bus, &frame, MAX_SECURE_PER_WINDOW).await? {
         Some((mut rects, found)) => {
             if found >= MAX_SECURE_PER_WINDOW as usize {
