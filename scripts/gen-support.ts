@@ -91,7 +91,8 @@ function render(): string {
   ];
   const passed = ROWS.filter((r) => status(r.id) === "passed").length;
   lines.push(`Rows: ${ROWS.length}; passed in the last run: ${passed}.`, "");
-  const checks = Object.entries(last.oracleChecks ?? {});
+  // Sorted: the test files finish in any order, the page must not change with it.
+  const checks = Object.entries(last.oracleChecks ?? {}).sort(([a], [b]) => a.localeCompare(b));
   if (checks.length) {
     lines.push(`Oracle self-checks of the runs: ${checks.map(([file, c]) => `\`${file}\` ${c.ok ? "proved" : "FAILED"}`).join(", ")}.`, "");
   }
