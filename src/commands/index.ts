@@ -2,6 +2,7 @@
 // failure order is fixed: routing and flag parsing happen before we get here;
 // then helper resolution, action support, permission gate, stdin read, app,
 // window, snapshot, element, replay, OS call.
+import { asUnverified } from "../engine/permissions.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, exclusiveConflict, type CommandArgs, type CommandName } from "../protocol/commands.ts";
 import { argumentsError } from "../protocol/arg-errors.ts";
@@ -52,11 +53,14 @@ async function permissionGate(engine: Engine): Promise<WirePermissionCheck[]> {
     const { result } = await supervisor.request("permissions", {});
     // accessibility_enabled is advisory even from a 1.0 helper that does not say so.
     const advisory = (c: WirePermissionCheck) => c.advisory === true || c.id === "accessibility_enabled";
-    const denied = result.checks.find((c) => c.status === "denied" && !advisory(c) && (c.id === "atspi_bus" || c.id === "x_display" || c.id === "accessibility"));
+    const gating = (c: WirePermissionCheck) => !advisory(c) && (c.id === "atspi_bus" || c.id === "x_display" || c.id === "accessibility");
+    const denied = result.checks.find((c) => c.status === "denied" && gating(c));
     if (denied) {
       throw new DeckhandError("PERMISSION_DENIED", `${denied.id}: ${denied.detail}`, { remediation: denied.remediation, details: { permission: denied.id } });
     }
     advisories = result.checks.filter((c) => c.status === "denied" && advisory(c));
+    // Unknown is not denied: the request is attempted, and a failure shaped like a missing permission says so.
+    engine.permissionsUnknown = result.checks.filter((c) => c.status === "unknown" && gating(c)).map((c) => c.id);
   }
   permissionChecked.set(hello, advisories);
   return advisories;
@@ -246,7 +250,9 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const app = await resolveApp(engine, args.app);
     const { window } = await resolveWindow(engine, app, args);
     const decision = engine.safety.checkApp(app, window, "get-app-state");
-    const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes });
+    const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes }).catch((err) => {
+      throw asUnverified(err, engine.permissionsUnknown);
+    });
     engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
     const state = appStateResult(snapshot, app);
     const warnings = [...(state.warnings ?? []), ...accessibilityWarnings(advisories, snapshot.elementCount)];

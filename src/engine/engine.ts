@@ -28,6 +28,12 @@ export class Engine {
   private supervisor: Supervisor | null = null;
   private location: HelperLocation | null = null;
   /** Resolved app selectors of this session (see resolveApp). */
+  /**
+   * Gating permission checks the helper reported as `unknown` (neither
+   * granted nor denied) at this process's permission gate: a request that
+   * then fails with PERMISSION_DENIED is PERMISSION_UNVERIFIED instead.
+   */
+  permissionsUnknown: string[] = [];
   readonly appCache = new Map<string, { app: import("./resolve.ts").ResolvedApp; at: number }>();
   /** Serialises mutations per target app (serve pipelines requests). */
   private locks = new Map<string, Promise<unknown>>();

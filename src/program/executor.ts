@@ -16,6 +16,7 @@ import { validateProgram } from "./validate.ts";
 import { checkBrowserUrl, checkFocusNotSecure } from "./live-checks.ts";
 import { activationFacts } from "./activation.ts";
 import { pointerGuard } from "./pointer.ts";
+import { asUnverified } from "../engine/permissions.ts";
 
 export interface StepReceipt {
   index: number;
@@ -210,7 +211,7 @@ export async function runProgram(
       receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0, keys);
       engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
     } catch (err0) {
-      let err = err0;
+      let err = asUnverified(err0, engine.permissionsUnknown);
       if (err instanceof DeckhandError && err.code === "WINDOW_NOT_FOUND" && snapshot && (err.details.delivery ?? "not_dispatched") === "not_dispatched") {
         err = new DeckhandError("SNAPSHOT_STALE", "the snapshot's window is gone", { details: { reason: "window-gone", snapshotWindowId: snapshot.window.windowId, delivery: "not_dispatched" } });
       }

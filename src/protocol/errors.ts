@@ -32,6 +32,9 @@ export const ERROR_CODES = Object.freeze([
   "HELPER_ERROR",
   "VERIFICATION_FAILED",
   "APP_EXITED",
+  // A permission the helper could not determine (status unknown) before a
+  // request that then failed the way a missing permission does.
+  "PERMISSION_UNVERIFIED",
 ] as const);
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -90,5 +93,7 @@ export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   HELPER_ERROR: "The helper reported an error this deckhand does not know (details.helperCode); it may be newer than deckhand. Re-observe before retrying.",
   VERIFICATION_FAILED:
     "The action was sent (details.delivery) but reading the element back shows it did not take effect. Re-observe; with the operator's --allow-foreground, set-value falls back to focus + select-all + typing.",
+  PERMISSION_UNVERIFIED:
+    "A permission's state could not be determined before the request (details.permissions), and the request then failed as a missing permission would. Run `deckhand permissions`, grant what it lists, and retry.",
   APP_EXITED: "The target app exited (or left the accessibility bus) during the request; details.delivery says whether anything was sent. Restart the app and observe it again.",
 };

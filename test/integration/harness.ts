@@ -60,6 +60,8 @@ export interface Sandbox {
     toolkits?: boolean;
     /** What settle answers (default: quiet already). */
     settle?: { waited_ms: number; events: number; settled: boolean };
+    /** A gating permission check the helper reports as "unknown" (PERMISSION_UNVERIFIED tests). */
+    unknownPermission?: string;
   }): void;
   /** Every file under the state dir: path, mode and bytes. */
   stateFiles(): { path: string; mode: number; data: Buffer }[];
