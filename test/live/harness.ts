@@ -230,44 +230,7 @@ export interface LaunchFixtureOptions {
 
 /** Starts test/fixtures/apps/fixture_app.py inside the desktop and (by default) waits until both windows are up. */
 export async function launchFixture(desktop: DesktopLike, opts: LaunchFixtureOptions = {}): Promise<Fixture> {
-  const dir = desktop.root && existsSync(desktop.root) ? desktop.root : mkdtempSync(join(tmpdir(), "deckhand-live-"));
-  const logPath = opts.logPath ?? join(dir, `fixture-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
-  const app = launch(desktop, [SYSTEM_PYTHON, FIXTURE_APP], { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, "fixture");
-  const events = (): FixtureEvent[] => {
-    let text: string;
-    try {
-      text = readFileSync(logPath, "utf8");
-    } catch {
-      return [];
-    }
-    const lines = text.split("\n");
-    lines.pop(); // an incomplete last line, or "" after the final newline
-    return lines.map((l) => JSON.parse(l) as FixtureEvent);
-  };
-  const fixture: Fixture = {
-    pid: app.child.pid!,
-    logPath,
-    events,
-    async waitFor(predicate, timeoutMs = 10_000, after = 0) {
-      return waitUntil(`a fixture event matching ${predicate.toString()}`, timeoutMs, () => {
-        const found = events().slice(after).find(predicate);
-        if (found) return found;
-        if (app.exited()) throw new Error(`the fixture app exited; its output:\n${outputTail(app.outputPath)}`);
-        return undefined;
-      });
-    },
-    exit: app.exit,
-    stop: app.stop,
-  };
-  if (opts.waitReady ?? true) {
-    try {
-      await fixture.waitFor((e) => e.event === "ready", opts.timeoutMs ?? 20_000);
-    } catch (err) {
-      await app.stop();
-      throw err;
-    }
-  }
-  return fixture;
+  return launchFixtureScript(desktop, FIXTURE_APP, { timeoutMs: 20_000, ...opts });
 }
 
 export interface App {
