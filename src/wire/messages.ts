@@ -2,6 +2,7 @@
 // every op exchanged between deckhand and a platform helper. JSON Schema
 // (helpers/protocol/schema.json) and golden vectors are generated from here.
 import { z } from "zod";
+import { NodeAction, RoleSchema, StatesSchema } from "./vocabulary.ts";
 
 // Every object here is open: unknown fields are dropped, not refused, so a
 // helper of a newer minor version may add optional fields (same major:
@@ -14,7 +15,14 @@ import { z } from "zod";
 // windows (override-redirect menus, combo lists, tooltips) in list_windows and
 // composited into a window screenshot, element_action's native_action,
 // get_tree's calls count, list_apps' toolkit, VERIFICATION_FAILED and APP_EXITED.
-export const PROTOCOL_VERSION = [1, 2] as const;
+// 2.0: a platform-neutral vocabulary (vocabulary.ts). A node's role, states
+// and actions are neutral words, the native role and action names kept beside
+// them (native_role, actions[].native); locators carry both roles; permission
+// ids are neutral (native_id keeps the platform's); list_apps reports process
+// identity (process_name, bundle_id, executable_deleted) so the orchestrator
+// reads no /proc; screenshot takes max_width and region (the helper scales
+// and crops, the orchestrator holds no image codec). A 1.x helper is refused.
+export const PROTOCOL_VERSION = [2, 0] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -91,6 +99,8 @@ export const CAPABILITY_KEYS = Object.freeze([
   "set_accessibility",
   "settle",
   "screenshot.popups",
+  // 2.0: screenshot's region and max_width (crop and scale in the helper).
+  "screenshot.scale",
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
 
@@ -162,7 +172,10 @@ export type Frame = z.infer<typeof Frame>;
 // Each op: args schema, result schema, whether it mutates (gets a receipt).
 
 export const PermissionCheck = z.object({
+  /** A neutral id (vocabulary.ts PERMISSION_IDS) or, for a platform-only probe, the helper's own. */
   id: z.string(),
+  /** 2.0: the platform's name for the same check (atspi_bus, AXIsProcessTrusted). */
+  native_id: z.string().optional(),
   status: z.enum(["granted", "denied", "unknown"]),
   detail: z.string(),
   remediation: z.string(),
@@ -174,11 +187,17 @@ export type PermissionCheck = z.infer<typeof PermissionCheck>;
 export const WireApp = z.object({
   pid: uint,
   name: z.string(),
-  /** Canonical executable path (/proc/PID/exe resolved), null when unreadable. */
+  /** Canonical executable path (Linux: /proc/PID/exe; symlinks resolved), null when unreadable. */
   executable: z.string().nullable(),
+  /** 2.0: the executable was replaced or deleted on disk since the process started. */
+  executable_deleted: z.boolean().optional(),
+  /** 2.0: the name the OS records for the process (Linux comm, macOS process name, Windows image name). */
+  process_name: z.string().nullable().optional(),
+  /** 2.0: macOS bundle id, Windows package family name, Linux flatpak app id; null when none. */
+  bundle_id: z.string().nullable().optional(),
   desktop_id: z.string().nullable(),
   accessible: z.boolean(),
-  /** Process start witness (Linux: /proc/PID/stat starttime in clock ticks). */
+  /** Process start witness: same pid + same start_time = same process (Linux: /proc/PID/stat starttime in clock ticks). */
   start_time: uint.nullable(),
   window_count: uint,
   /**
@@ -211,14 +230,19 @@ export type WireWindow = z.infer<typeof WireWindow>;
 export const WireNode = z.object({
   /** Child indices from the window's root accessible; [] is the root. */
   path: z.array(uint),
-  role: z.string(),
+  /** 2.0: neutral role (vocabulary.ts ROLES); an unknown one reads as "other". */
+  role: RoleSchema,
+  /** 2.0: the platform's role name ("push button", "AXButton", "Button"): shown, never decided on. */
+  native_role: z.string(),
   name: z.string(),
   description: z.string(),
   /** Always null for a secure (password) field: its value is never read. */
   value: z.string().nullable(),
-  states: z.array(z.string()),
+  /** 2.0: neutral states (vocabulary.ts STATES); unknown ones are dropped. */
+  states: StatesSchema,
   bounds: Rect.nullable(),
-  actions: z.array(z.string()),
+  /** 2.0: advertised actions, neutral name + native name, in the platform's order. */
+  actions: z.array(NodeAction),
   identifier: z.string(),
   secure: z.boolean(),
   child_count: uint,
@@ -227,7 +251,10 @@ export type WireNode = z.infer<typeof WireNode>;
 
 export const WireLocator = z.object({
   path: z.array(uint),
-  role: z.string(),
+  /** Neutral role the element had when observed. */
+  role: RoleSchema,
+  /** 2.0: native role it had; the helper compares this one (more precise) when non-empty. */
+  native_role: z.string(),
   name: z.string(),
   identifier: z.string(),
 });
@@ -310,6 +337,17 @@ export const OPS = {
       redact_secure: z.boolean(),
       /** Extra screen rectangles to black out. */
       redact: z.array(Rect),
+      /**
+       * 2.0: crop to this screen rectangle (clipped to the window) before
+       * scaling; absent or null = the whole window. An adapter's zoom.
+       */
+      region: Rect.nullable().optional(),
+      /**
+       * 2.0: scale down (never up, aspect kept) so the PNG is at most this
+       * many pixels wide; absent or null = native size. `scale` in the result
+       * says what was applied.
+       */
+      max_width: z.number().int().min(16).nullable().optional(),
     }),
     result: z.object({
       path: z.string(),
@@ -348,7 +386,7 @@ export const OPS = {
       /** select_text: character offsets [start, end). */
       start: uint.nullable(),
       end: uint.nullable(),
-      /** secondary: the advertised action name. */
+      /** secondary: the native name of the advertised action to invoke (a node's actions[].native). */
       action_name: z.string().nullable(),
     }),
     result: z.object({

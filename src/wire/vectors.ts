@@ -10,7 +10,12 @@ export interface Vector {
   message: Record<string, unknown>;
 }
 
-const caps = { permissions: { supported: true, verified: "live" }, get_tree: { supported: true, verified: "live", note: "AT-SPI Cache.GetItems" }, "input.pointer": { supported: false, verified: "unverified" } };
+const caps = {
+  permissions: { supported: true, verified: "live" },
+  get_tree: { supported: true, verified: "live", note: "AT-SPI Cache.GetItems" },
+  "input.pointer": { supported: false, verified: "unverified" },
+  "screenshot.scale": { supported: true, verified: "vectors" },
+};
 const rect = { x: 10, y: 20, width: 800, height: 600 };
 const cleanupNone = { keys_released: true, buttons_released: true, pointer_restored: null };
 
@@ -18,21 +23,51 @@ export const VECTORS: Vector[] = [
   {
     name: "hello",
     description: "first frame from a helper",
-    message: { type: "hello", protocol: [1, 0], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
+    message: { type: "hello", protocol: [2, 0], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
   },
   { name: "request-permissions", description: "a request with empty args", op: "permissions", message: { type: "request", id: 1, op: "permissions", deadline_ms: 5000, args: {} } },
   {
     name: "response-permissions",
-    description: "permission checks",
+    description: "permission checks: neutral ids, the platform's own beside them (2.0)",
     op: "permissions",
-    message: { type: "response", id: 1, ok: true, result: { checks: [{ id: "atspi_bus", status: "granted", detail: "org.a11y.Bus answered", remediation: "" }, { id: "mit_shm", status: "unknown", detail: "not probed", remediation: "install Xvfb with MIT-SHM" }] } },
+    message: {
+      type: "response",
+      id: 1,
+      ok: true,
+      result: {
+        checks: [
+          { id: "accessibility", native_id: "atspi_bus", status: "granted", detail: "org.a11y.Bus answered", remediation: "" },
+          { id: "screen_capture_fast", native_id: "mit_shm", status: "unknown", detail: "not probed", remediation: "install Xvfb with MIT-SHM" },
+        ],
+      },
+    },
   },
   { name: "request-list-windows-null-pid", description: "nil in args", op: "list_windows", message: { type: "request", id: 2, op: "list_windows", deadline_ms: 10000, args: { pid: null } } },
   {
     name: "response-list-apps",
-    description: "apps with nullable fields and a start time above 2^32",
+    description: "apps with nullable fields, process identity (2.0) and a start time above 2^32",
     op: "list_apps",
-    message: { type: "response", id: 3, ok: true, result: { apps: [{ pid: 4242, name: "gtk3-widget-factory", executable: "/usr/bin/gtk3-widget-factory", desktop_id: null, accessible: true, start_time: 5000000000, window_count: 1 }] } },
+    message: {
+      type: "response",
+      id: 3,
+      ok: true,
+      result: {
+        apps: [
+          {
+            pid: 4242,
+            name: "gtk3-widget-factory",
+            executable: "/usr/bin/gtk3-widget-factory",
+            executable_deleted: false,
+            process_name: "gtk3-widget-fac",
+            bundle_id: null,
+            desktop_id: null,
+            accessible: true,
+            start_time: 5000000000,
+            window_count: 1,
+          },
+        ],
+      },
+    },
   },
   {
     name: "request-get-tree",
@@ -42,7 +77,7 @@ export const VECTORS: Vector[] = [
   },
   {
     name: "response-get-tree",
-    description: "flat pre-order nodes; a secure field has value nil",
+    description: "flat pre-order nodes: neutral role, states and actions with the native role and action names (2.0); a secure field is a secure_text_field with state secure and value nil",
     op: "get_tree",
     message: {
       type: "response",
@@ -50,9 +85,35 @@ export const VECTORS: Vector[] = [
       ok: true,
       result: {
         nodes: [
-          { path: [], role: "frame", name: "deckhand fixture", description: "", value: null, states: ["active", "showing"], bounds: rect, actions: [], identifier: "", secure: false, child_count: 2 },
-          { path: [0], role: "push button", name: "OK", description: "", value: null, states: ["enabled", "focusable"], bounds: { x: -5, y: 40, width: 80, height: 24 }, actions: ["click"], identifier: "ok", secure: false, child_count: 0 },
-          { path: [1], role: "password text", name: "Password", description: "", value: null, states: ["editable"], bounds: null, actions: [], identifier: "", secure: true, child_count: 0 },
+          { path: [], role: "window", native_role: "frame", name: "deckhand fixture", description: "", value: null, states: ["enabled", "visible"], bounds: rect, actions: [], identifier: "", secure: false, child_count: 2 },
+          {
+            path: [0],
+            role: "button",
+            native_role: "push button",
+            name: "OK",
+            description: "",
+            value: null,
+            states: ["focusable", "enabled"],
+            bounds: { x: -5, y: 40, width: 80, height: 24 },
+            actions: [{ name: "press", native: "click" }],
+            identifier: "ok",
+            secure: false,
+            child_count: 0,
+          },
+          {
+            path: [1],
+            role: "secure_text_field",
+            native_role: "password text",
+            name: "Password",
+            description: "",
+            value: null,
+            states: ["editable", "secure"],
+            bounds: null,
+            actions: [{ name: "other", native: "activate" }],
+            identifier: "",
+            secure: true,
+            child_count: 0,
+          },
         ],
         truncated: false,
         source: "cache",
@@ -75,7 +136,7 @@ export const VECTORS: Vector[] = [
     name: "request-element-action",
     description: "a mutation with a locator and unicode text",
     op: "element_action",
-    message: { type: "request", id: 6, op: "element_action", deadline_ms: 10000, args: { pid: 4242, window_id: 2097153, locator: { path: [0, 3], role: "text", name: "Name", identifier: "" }, action: "type_text", text: "héllo ✓", start: null, end: null, action_name: null } },
+    message: { type: "request", id: 6, op: "element_action", deadline_ms: 10000, args: { pid: 4242, window_id: 2097153, locator: { path: [0, 3], role: "text_field", native_role: "text", name: "Name", identifier: "" }, action: "type_text", text: "héllo ✓", start: null, end: null, action_name: null } },
   },
   {
     name: "response-element-action",
@@ -126,7 +187,7 @@ export const VECTORS: Vector[] = [
     description: "a newer helper's hello: unknown fields at every level are ignored",
     message: {
       type: "hello",
-      protocol: [1, 7],
+      protocol: [2, 7],
       helper: { name: "deckhand-helper-future", version: "9.0.0", platform: "linux", backend: "atspi+x11", build: "abc123" },
       capabilities: { ...caps, "input.focus_guard": { supported: true, verified: "live", since: "1.1" }, "future.op": { supported: true, verified: "unverified" } },
       limits: { max_frame_bytes: 16777216, max_nodes: 100000 },
@@ -177,7 +238,7 @@ export const VECTORS: Vector[] = [
     name: "response-permissions-advisory",
     description: "an advisory (non-gating) permission check",
     op: "permissions",
-    message: { type: "response", id: 14, ok: true, result: { checks: [{ id: "accessibility_enabled", status: "denied", detail: "IsEnabled is false", remediation: "deckhand permissions --enable-accessibility", advisory: true }] } },
+    message: { type: "response", id: 14, ok: true, result: { checks: [{ id: "accessibility_enabled", native_id: "accessibility_enabled", status: "denied", detail: "IsEnabled is false", remediation: "deckhand permissions --enable-accessibility", advisory: true }] } },
   },
   {
     name: "request-input-pointer-guard",
@@ -211,7 +272,23 @@ export const VECTORS: Vector[] = [
       type: "response",
       id: 17,
       ok: true,
-      result: { window_id: 2097153, node: { path: [0, 2], role: "password text", name: "Password", description: "", value: null, states: ["focused", "editable"], bounds: { x: 30, y: 90, width: 200, height: 24 }, actions: [], identifier: "password", secure: true, child_count: 0 } },
+      result: {
+        window_id: 2097153,
+        node: {
+          path: [0, 2],
+          role: "secure_text_field",
+          native_role: "password text",
+          name: "Password",
+          description: "",
+          value: null,
+          states: ["focused", "editable", "secure"],
+          bounds: { x: 30, y: 90, width: 200, height: 24 },
+          actions: [],
+          identifier: "password",
+          secure: true,
+          child_count: 0,
+        },
+      },
     },
   },
   { name: "request-set-accessibility", description: "switch the accessibility flag on (1.1)", op: "set_accessibility", message: { type: "request", id: 15, op: "set_accessibility", deadline_ms: 5000, args: { enabled: true } } },
@@ -241,5 +318,93 @@ export const VECTORS: Vector[] = [
     description: "a set_value that was sent but did not read back (1.2)",
     op: "element_action",
     message: { type: "response", id: 21, ok: false, error: { code: "VERIFICATION_FAILED", message: "the value read back differs from the requested one", details: { delivery: "submitted", read_back_len: 0 } }, receipt: { delivery: "submitted", route: "accessibility", cleanup: cleanupNone } },
+  },
+  // Protocol 2.0.
+  {
+    name: "request-screenshot-region-scale",
+    description: "crop to a screen rectangle, then scale down to at most 200 pixels wide (2.0)",
+    op: "screenshot",
+    message: {
+      type: "request",
+      id: 23,
+      op: "screenshot",
+      deadline_ms: 15000,
+      args: { window_id: 2097153, path: "/tmp/state/screenshots/cs_zoom.png", redact_secure: true, redact: [], region: { x: 100, y: 80, width: 400, height: 300 }, max_width: 200 },
+    },
+  },
+  {
+    name: "response-screenshot-scaled",
+    description: "the PNG's own size, origin and scale: image pixel i shows screen point origin + i / scale (2.0)",
+    op: "screenshot",
+    message: { type: "response", id: 23, ok: true, result: { path: "/tmp/state/screenshots/cs_zoom.png", width: 200, height: 150, origin: { x: 100, y: 80 }, scale: 0.5, method: "composite+shm+crop+box-scale", redacted: 0, popups: 0 } },
+  },
+  {
+    name: "response-get-tree-unknown-words",
+    description: "a newer helper's words: an unknown role reads as other, an unknown state is dropped, an unknown action name reads as other (its native name kept) (2.0)",
+    op: "get_tree",
+    message: {
+      type: "response",
+      id: 24,
+      ok: true,
+      result: {
+        nodes: [
+          {
+            path: [],
+            role: "hologram",
+            native_role: "hologram view",
+            name: "Preview",
+            description: "",
+            value: null,
+            states: ["focused", "shimmering"],
+            bounds: rect,
+            actions: [{ name: "rotate", native: "rotate" }],
+            identifier: "",
+            secure: false,
+            child_count: 0,
+          },
+        ],
+        truncated: false,
+        source: "walk",
+      },
+    },
+  },
+  {
+    name: "response-list-apps-identity",
+    description: "an app whose executable was replaced on disk, inside a Flatpak sandbox (2.0)",
+    op: "list_apps",
+    message: {
+      type: "response",
+      id: 25,
+      ok: true,
+      result: {
+        apps: [
+          {
+            pid: 6161,
+            name: "Text Editor",
+            executable: "/app/bin/gnome-text-editor",
+            executable_deleted: true,
+            process_name: "gnome-text-edit",
+            bundle_id: "org.gnome.TextEditor",
+            desktop_id: "org.gnome.TextEditor.desktop",
+            accessible: true,
+            start_time: 771234,
+            window_count: 1,
+            toolkit: "gtk4",
+          },
+        ],
+      },
+    },
+  },
+  {
+    name: "request-element-action-secondary",
+    description: "a secondary action by its native name, on a locator carrying both roles (2.0)",
+    op: "element_action",
+    message: {
+      type: "request",
+      id: 26,
+      op: "element_action",
+      deadline_ms: 10000,
+      args: { pid: 4242, window_id: 2097153, locator: { path: [0, 1, 4], role: "tree_item", native_role: "tree item", name: "src", identifier: "" }, action: "secondary", text: null, start: null, end: null, action_name: "expand or contract" },
+    },
   },
 ];
