@@ -39,6 +39,8 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
         },
         "screenshot.popups" if x => live("the app's mapped override-redirect windows (menus, combo lists, tooltips; owner by _NET_WM_PID, else WM_TRANSIENT_FOR / WM_CLIENT_LEADER, else the same X client) composited over the window image bottom to top, clipped to the window, before redaction; read from the screen, or from their own Composite pixmap when another app's window covers them. Run live on GTK 3, GTK 4, Qt 5, LibreOffice (gtk3), Chromium and Firefox menus; a GTK 4 popover's shadow margin is black, as Xvfb without a compositing manager shows it"),
         "screenshot.popups" => no_x("no capture"),
+        "screenshot.scale" if x => live("region: crop to the screen rectangle intersected with the window (none -> INVALID_ARGUMENTS); max_width: area averaging (box filter, exact integer weights), never up, one factor for both axes (max_width / width, height rounded down), after redaction; width, height, origin and scale describe the PNG (pixel i shows screen point origin + i / scale). Run against a real X server by tests/screenshot_live.rs"),
+        "screenshot.scale" => no_x("no capture"),
         "screenshot.redact_secure" => live("every password-text accessible of the window (Collection.GetMatches, shown or not; the showing-tree search without Collection) blacked out where it touches the image"),
         "hit_test" => live("stacking order + Component.GetAccessibleAtPoint"),
         "action.click" => live("Action.DoAction of the first press-like action chosen by name (press, click, activate, toggle, jump; check/uncheck/select on check boxes and radio buttons), never another action; none -> ACTION_UNSUPPORTED listing the advertised names"),

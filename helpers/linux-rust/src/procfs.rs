@@ -7,11 +7,71 @@ pub fn comm(pid: u32) -> Option<String> {
 }
 
 /// Canonical executable path (the /proc/PID/exe link, resolved).
+#[cfg(test)]
 pub fn executable(pid: u32) -> Option<String> {
+    executable_info(pid).map(|(path, _)| path)
+}
+
+/// What the kernel appends to /proc/PID/exe's target once the file is gone.
+const DELETED_SUFFIX: &str = " (deleted)";
+
+/// The executable's path and whether it was deleted (or replaced: a package
+/// upgrade renames a new file over it) since the process started. A deleted
+/// one's path is the link's target without the kernel's " (deleted)", not
+/// resolved further (its directories may still be symlinks); a present one
+/// is canonicalised. Deleted = the running image has no link left on disk
+/// (st_nlink 0 through the exe link), else (unreadable) the suffix alone.
+pub fn executable_info(pid: u32) -> Option<(String, bool)> {
+    use std::os::unix::fs::MetadataExt;
     let link = format!("/proc/{pid}/exe");
-    let target = std::fs::read_link(&link).ok()?;
-    let canon = std::fs::canonicalize(&target).unwrap_or(target);
-    Some(canon.to_string_lossy().into_owned())
+    let target = std::fs::read_link(&link).ok()?.to_string_lossy().into_owned();
+    let unlinked = std::fs::metadata(&link).ok().map(|m| m.nlink() == 0);
+    let (path, deleted) = split_deleted(&target, unlinked);
+    if deleted {
+        return Some((path.to_string(), true));
+    }
+    let canon = std::fs::canonicalize(path).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| path.to_string());
+    Some((canon, false))
+}
+
+/// (path, deleted) of an exe link target. `unlinked`: whether the image's
+/// link count is 0 (None: unknown). A name that really ends in " (deleted)"
+/// of a file still on disk is not a deletion.
+pub fn split_deleted(target: &str, unlinked: Option<bool>) -> (&str, bool) {
+    match (target.strip_suffix(DELETED_SUFFIX), unlinked) {
+        (Some(p), Some(true) | None) => (p, true),
+        _ => (target, false),
+    }
+}
+
+/// The Flatpak application id of a process: `name` in the `[Application]`
+/// group of /proc/PID/root/.flatpak-info (the sandbox's own file, readable
+/// for a process of the same user). None outside Flatpak, or unreadable.
+pub fn flatpak_id(pid: u32) -> Option<String> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/root/.flatpak-info")).ok()?;
+    parse_flatpak_info(&text)
+}
+
+/// `name=` of the `[Application]` group of a .flatpak-info (a GLib key file).
+pub fn parse_flatpak_info(text: &str) -> Option<String> {
+    let mut in_app = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_app = line == "[Application]";
+            continue;
+        }
+        if !in_app || line.starts_with('#') {
+            continue;
+        }
+        if let Some((k, v)) = line.split_once('=') {
+            if k.trim() == "name" {
+                let v = v.trim();
+                return (!v.is_empty()).then(|| v.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// Field 22 of /proc/PID/stat (start time in clock ticks since boot).
@@ -147,6 +207,63 @@ mod tests {
         assert_eq!(parse_start_time(stat), Some(987654));
         assert!(start_time(std::process::id()).is_some());
         assert!(executable(std::process::id()).is_some());
+    }
+
+    #[test]
+    fn deleted_executables() {
+        assert_eq!(split_deleted("/usr/bin/app (deleted)", Some(true)), ("/usr/bin/app", true));
+        assert_eq!(split_deleted("/usr/bin/app (deleted)", None), ("/usr/bin/app", true), "link count unknown: the suffix says");
+        assert_eq!(split_deleted("/opt/odd name (deleted)", Some(false)), ("/opt/odd name (deleted)", false), "a file really named so");
+        assert_eq!(split_deleted("/usr/bin/app", Some(false)), ("/usr/bin/app", false));
+        assert_eq!(split_deleted("/usr/bin/app", Some(true)), ("/usr/bin/app", false));
+        // Our own executable is on disk.
+        let (me, deleted) = executable_info(std::process::id()).unwrap();
+        assert!(!deleted && std::path::Path::new(&me).is_absolute(), "{me}");
+    }
+
+    /// A real process whose executable is deleted while it runs.
+    #[test]
+    fn deleted_executable_of_a_live_process() {
+        let Ok(sleep) = std::fs::canonicalize("/bin/sleep") else {
+            eprintln!("SKIPPED: no /bin/sleep");
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("deckhand-exe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dir = std::fs::canonicalize(&dir).unwrap();
+        let copy = dir.join("dh-sleeper");
+        std::fs::copy(&sleep, &copy).unwrap();
+        let mut child = std::process::Command::new(&copy).arg("30").spawn().unwrap();
+        let pid = child.id();
+        // Wait until the exec happened (the link names the copy).
+        let t0 = std::time::Instant::now();
+        while executable(pid).as_deref() != copy.to_str() && t0.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let before = executable_info(pid);
+        let name = comm(pid);
+        std::fs::remove_file(&copy).unwrap();
+        let after = executable_info(pid);
+        let _ = child.kill();
+        let _ = child.wait();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let copy = copy.to_str().unwrap().to_string();
+        assert_eq!(before, Some((copy.clone(), false)));
+        assert_eq!(after, Some((copy, true)), "deleted, the path without the suffix");
+        assert_eq!(name.as_deref(), Some("dh-sleeper"));
+    }
+
+    #[test]
+    fn flatpak_info() {
+        let info = "[Application]\nname=org.gnome.TextEditor\nruntime=runtime/org.gnome.Platform/x86_64/45\n\n[Instance]\ninstance-id=123\n";
+        assert_eq!(parse_flatpak_info(info).as_deref(), Some("org.gnome.TextEditor"));
+        // A runtime (no [Application] group), a name elsewhere, an empty one.
+        assert_eq!(parse_flatpak_info("[Runtime]\nname=org.freedesktop.Platform\n"), None);
+        assert_eq!(parse_flatpak_info("[Instance]\nname=x\n[Application]\n# name=no\n name = org.x.Y \n").as_deref(), Some("org.x.Y"));
+        assert_eq!(parse_flatpak_info("[Application]\nname=\n"), None);
+        assert_eq!(parse_flatpak_info(""), None);
+        // Not in a sandbox.
+        assert_eq!(flatpak_id(std::process::id()), None);
     }
 
     #[test]

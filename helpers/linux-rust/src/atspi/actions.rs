@@ -34,12 +34,12 @@ const PRESS_LIKE: [&str; 5] = ["press", "click", "activate", "toggle", "jump"];
 /// Roles whose click checks or selects them: browsers name that action by
 /// its effect (Firefox and Chromium: "check" / "uncheck", Firefox radios:
 /// "select"); the checked-state read-back verifies it.
-const TOGGLE_ROLES: [&str; 5] = ["check box", "toggle button", "radio button", "check menu item", "radio menu item"];
+pub const TOGGLE_ROLES: [&str; 5] = ["check box", "toggle button", "radio button", "check menu item", "radio menu item"];
 const TOGGLE_ACTIONS: [&str; 3] = ["check", "uncheck", "select"];
 
 /// Roles whose "activate" is Enter, not a click (a GTK entry's activate
 /// signal submits the dialog's default).
-const ENTRY_ROLES: [&str; 4] = ["text", "password text", "entry", "spin button"];
+pub const ENTRY_ROLES: [&str; 4] = ["text", "password text", "entry", "spin button"];
 
 /// Index of the action `click` runs: the first advertised press-like one.
 pub fn press_like(names: &[String], role: &str) -> Option<usize> {
@@ -114,7 +114,7 @@ async fn prefetch(a: &A11y, bus: &str, path: &str, want: Want) -> Prefetch {
     let nsel = async { a.call::<_, i32>(bus, path, I_TEXT, "GetNSelections", &()).await.ok() };
     match want {
         Want::Nothing => Prefetch::default(),
-        Want::Actions => Prefetch { actions: actions(a, bus, path).await.ok(), ..Default::default() },
+        Want::Actions => Prefetch { actions: advertised(a, bus, path).await.ok(), ..Default::default() },
         Want::CaretAndSelections => {
             let (caret, nsel) = tokio::join!(caret, nsel);
             Prefetch { caret, nsel, ..Default::default() }
@@ -131,13 +131,21 @@ pub struct Resolved {
     pub pre: Prefetch,
 }
 
-/// Role, name and identifier of the element must all be the locator's.
+/// Role, name and identifier of the element must all be the locator's. The
+/// role compared is the native (AT-SPI) one when the locator carries it (a
+/// neutral role is coarser: a check box and a check menu item differ
+/// natively), else the neutral one.
 fn check_identity(item: &Item, identifier: &str, loc: &WireLocator) -> Result<()> {
-    let role = tree::role_name(item.role);
-    if role != loc.role {
+    let (expected, found) = if loc.native_role.is_empty() {
+        (loc.role.as_str(), tree::neutral_role(item).as_str())
+    } else {
+        (loc.native_role.as_str(), tree::role_name(item.role))
+    };
+    if expected != found {
         return Err(unresolvable("the element at the locator's path has another role")
-            .with("expected", loc.role.clone())
-            .with("found", role));
+            .with("expected", expected)
+            .with("found", found)
+            .with("compared", if loc.native_role.is_empty() { "role" } else { "native_role" }));
     }
     if item.name != loc.name {
         return Err(unresolvable("the element at the locator's path has another name")
@@ -283,10 +291,21 @@ pub struct ActionName {
     pub localized: String,
 }
 
-/// Every advertised action: GetActions, then GetName of each (pipelined).
-async fn actions(a: &A11y, bus: &str, path: &str) -> Result<Vec<ActionName>> {
+/// Every advertised action: GetActions (one call), then GetName (the
+/// untranslated name) only for the actions whose localized name is not
+/// already a known untranslated one ignoring case: GTK's "Click" is "click".
+/// In an English session that is no extra call per node; under another
+/// locale the extra calls are pipelined and counted like any other.
+pub async fn advertised(a: &A11y, bus: &str, path: &str) -> Result<Vec<ActionName>> {
     let v: Vec<(String, String, String)> = a.call(bus, path, I_ACTION, "GetActions", &()).await?;
-    let names = join_all((0..v.len()).map(|i| async move { a.call::<_, String>(bus, path, I_ACTION, "GetName", &(i as i32,)).await })).await;
+    let known: Vec<Option<String>> = v.iter().map(|(localized, _, _)| untranslated(localized)).collect();
+    let names = join_all(known.iter().enumerate().map(|(i, k)| async move {
+        match k {
+            Some(n) => Ok(n.clone()),
+            None => a.call::<_, String>(bus, path, I_ACTION, "GetName", &(i as i32,)).await,
+        }
+    }))
+    .await;
     let mut out = Vec::with_capacity(v.len());
     for ((localized, _, _), name) in v.into_iter().zip(names) {
         let name = match name {
@@ -297,6 +316,17 @@ async fn actions(a: &A11y, bus: &str, path: &str) -> Result<Vec<ActionName>> {
         out.push(ActionName { name, localized });
     }
     Ok(out)
+}
+
+/// A localized action name that is, ignoring case, one of the untranslated
+/// names toolkits use: its lowercase form is the native name. None: ask GetName.
+fn untranslated(localized: &str) -> Option<String> {
+    const KNOWN: &[&str] = &[
+        "click", "press", "activate", "toggle", "jump", "check", "uncheck", "expand or contract", "expand", "collapse",
+        "show menu", "menu", "popup", "increment", "decrement", "select", "focus", "scroll into view", "customize",
+    ];
+    let lower = localized.trim().to_lowercase();
+    KNOWN.contains(&lower.as_str()).then_some(lower)
 }
 
 /// Perform the action on a resolved, verified element.
@@ -317,7 +347,7 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             }
             let names = match &pre.actions {
                 Some(n) => n.clone(),
-                None => actions(a, bus, path).await?,
+                None => advertised(a, bus, path).await?,
             };
             let role = tree::role_name(it.role);
             let plain: Vec<String> = names.iter().map(|n| n.name.clone()).collect();
@@ -535,12 +565,13 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             }
             let names = match &pre.actions {
                 Some(n) => n.clone(),
-                None => actions(a, bus, path).await?,
+                None => advertised(a, bus, path).await?,
             };
-            // By the name observation showed (the localized one from
-            // GetActions) or the untranslated one.
-            let Some(idx) = names.iter().position(|n| n.localized == name).or_else(|| names.iter().position(|n| n.name == name)) else {
-                let available: Vec<&str> = names.iter().map(|n| if n.localized.is_empty() { n.name.as_str() } else { n.localized.as_str() }).collect();
+            // By the native name observation showed (the untranslated one,
+            // actions[].native), else a localized one (GetActions: what 1.x
+            // trees showed).
+            let Some(idx) = names.iter().position(|n| n.name == name).or_else(|| names.iter().position(|n| n.localized == name)) else {
+                let available: Vec<&str> = names.iter().map(|n| if n.name.is_empty() { n.localized.as_str() } else { n.name.as_str() }).collect();
                 return Err(unsupported(format!("the element does not advertise action {name:?}")).with("available", available.join(",")));
             };
             d.sent.set(true);
@@ -763,7 +794,7 @@ pub async fn accessible_at_guessed(
         None
     };
     let actions = if item.ifaces & IF_ACTION != 0 {
-        acts.map(|v| v.into_iter().map(|(n, _, _)| n).filter(|n| !n.is_empty()).collect()).unwrap_or_default()
+        acts.map(tree::native_action_names).unwrap_or_default()
     } else {
         Vec::new()
     };
@@ -779,7 +810,7 @@ struct Finish {
     /// that index (None: not shown so).
     path: Result<Option<Vec<u32>>>,
     described: Result<(Item, String)>,
-    actions: Result<Vec<(String, String, String)>>,
+    actions: Result<Vec<ActionName>>,
     /// Extents of every level of the chain (frame first); levels marked known
     /// are not asked again (None).
     extents: Vec<Option<Rect>>,
@@ -816,7 +847,7 @@ async fn finish_batch(a: &A11y, bus: &str, chain: &[String], path: &[u32], known
         positions,
         extents,
         tree::describe_with_id(a, bus, cur, parent, path.last().copied().unwrap_or(0) as i32),
-        a.call::<_, Vec<(String, String, String)>>(bus, cur, I_ACTION, "GetActions", &()),
+        advertised(a, bus, cur),
     );
     Finish { path: positions, described, actions, extents }
 }
@@ -856,6 +887,15 @@ pub async fn positions_in_children(a: &A11y, bus: &str, chain: &[String]) -> Res
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn localized_names_known_ignoring_case_skip_getname() {
+        assert_eq!(super::untranslated("Click").as_deref(), Some("click"));
+        assert_eq!(super::untranslated("Expand or Contract").as_deref(), Some("expand or contract"));
+        // A translated name, or a mixed-case native one, is asked for by GetName.
+        assert_eq!(super::untranslated("Klicken"), None);
+        assert_eq!(super::untranslated("showContextMenu"), None);
+    }
+
     use super::*;
 
     fn names(v: &[&str]) -> Vec<String> {

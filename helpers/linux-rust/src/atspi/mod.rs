@@ -9,6 +9,7 @@ pub mod cache;
 pub mod collection;
 pub mod settle;
 pub mod tree;
+pub mod vocabulary;
 
 use crate::error::{Code, Error, Result};
 use serde::Serialize;

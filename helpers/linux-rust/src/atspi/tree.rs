@@ -8,7 +8,9 @@
 
 use super::{A11y, ObjRef, CACHE_PATH, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_CACHE, I_COMPONENT, I_TEXT, I_VALUE, NULL_PATH, ROOT_PATH};
 use crate::error::{Code, Error, Result};
-use crate::wire::messages::{Rect, WireNode};
+use super::vocabulary;
+use crate::wire::messages::{NodeAction, Rect, WireNode};
+use crate::wire::vocabulary::Role as NeutralRole;
 use atspi::{Role, StateSet};
 use futures_util::future::join_all;
 use std::collections::{HashMap, HashSet};
@@ -26,7 +28,9 @@ pub const IF_TABLE: u32 = 1 << 7;
 const I_TABLE: &str = "org.a11y.atspi.Table";
 const I_APPLICATION: &str = "org.a11y.atspi.Application";
 
+const STATE_EDITABLE: u64 = 1 << 7;
 const STATE_FOCUSABLE: u64 = 1 << 11;
+const STATE_MULTI_LINE: u64 = 1 << 17;
 const STATE_SHOWING: u64 = 1 << 25;
 const STATE_VISIBLE: u64 = 1 << 30;
 const STATE_MANAGES_DESCENDANTS: u64 = 1 << 31;
@@ -783,14 +787,22 @@ pub async fn read_value(a: &A11y, bus: &str, it: &Item) -> Option<String> {
     None
 }
 
+/// The native names of a node's advertised actions, in order: each one's
+/// untranslated name (Action.GetName: "click", what the neutral name is
+/// read from and what `secondary` takes), else the localized one from
+/// GetActions (GTK's "Click"); actions with neither are left out.
 pub async fn read_actions(a: &A11y, bus: &str, it: &Item) -> Vec<String> {
     if it.ifaces & IF_ACTION == 0 {
         return Vec::new();
     }
-    match a.call::<_, Vec<(String, String, String)>>(bus, &it.path, I_ACTION, "GetActions", &()).await {
-        Ok(v) => v.into_iter().map(|(n, _, _)| n).filter(|n| !n.is_empty()).collect(),
+    match super::actions::advertised(a, bus, &it.path).await {
+        Ok(v) => native_action_names(v),
         Err(_) => Vec::new(),
     }
+}
+
+pub fn native_action_names(v: Vec<super::actions::ActionName>) -> Vec<String> {
+    v.into_iter().map(|n| n.name).filter(|n| !n.trim().is_empty()).collect()
 }
 
 pub async fn read_identifier(a: &A11y, bus: &str, path: &str) -> String {
@@ -813,6 +825,7 @@ async fn read_bounds(a: &A11y, bus: &str, it: &Item, view: View) -> Option<Rect>
 pub struct Details {
     pub bounds: Option<Rect>,
     pub value: Option<String>,
+    /// Native (untranslated) action names (`read_actions`).
     pub actions: Vec<String>,
     pub identifier: String,
 }
@@ -839,18 +852,31 @@ pub async fn fetch_details_in(a: &A11y, bus: &str, items: &[&Item], view: View) 
         .collect()
 }
 
+/// The neutral role of an item (`vocabulary::role` of its AT-SPI role and states).
+pub fn neutral_role(it: &Item) -> NeutralRole {
+    vocabulary::role(role_name(it.role), it.states & STATE_MULTI_LINE != 0, it.states & STATE_EDITABLE != 0)
+}
+
+/// The wire node of an item: neutral role, states and action names
+/// (`atspi::vocabulary`) with the AT-SPI role and action names beside them.
+/// A secure item (password text) is a secure_text_field with the `secure`
+/// state and `secure: true`, and never a value.
 pub fn wire_node(path: Vec<u32>, it: &Item, d: Details) -> WireNode {
+    let native_role = role_name(it.role);
+    let secure = it.secure();
+    let native_states = state_names(it.states);
     WireNode {
         path,
-        role: role_name(it.role).to_string(),
+        role: neutral_role(it),
+        native_role: native_role.to_string(),
         name: it.name.clone(),
         description: it.description.clone(),
-        value: if it.secure() { None } else { d.value },
-        states: state_names(it.states),
+        value: if secure { None } else { d.value },
+        states: vocabulary::states(native_states.iter().map(String::as_str), secure),
         bounds: d.bounds,
-        actions: d.actions,
+        actions: d.actions.into_iter().map(|n| NodeAction { name: vocabulary::action(&n, native_role), native: n }).collect(),
         identifier: d.identifier,
-        secure: it.secure(),
+        secure,
         child_count: it.child_count.max(0) as u32,
     }
 }
@@ -1194,13 +1220,14 @@ mod tests {
     fn noise() {
         let node = |path: Vec<u32>, name: &str, actions: &[&str]| WireNode {
             path,
-            role: String::new(),
+            role: NeutralRole::Other,
+            native_role: String::new(),
             name: name.into(),
             description: String::new(),
             value: None,
             states: vec![],
             bounds: None,
-            actions: actions.iter().map(|s| s.to_string()).collect(),
+            actions: actions.iter().map(|s| NodeAction { name: vocabulary::action(s, ""), native: s.to_string() }).collect(),
             identifier: String::new(),
             secure: false,
             child_count: 0,
@@ -1233,6 +1260,32 @@ mod tests {
         zero.bounds = Some(Rect::new(793, 291, 20, 20));
         assert!(!is_noise(&it(Role::Button, 0, 0), None, &zero, true));
         assert_eq!(strip_embedded("Name \u{FFFC}".into()), "Name ");
+    }
+
+    #[test]
+    fn wire_nodes_speak_the_neutral_vocabulary() {
+        use crate::wire::vocabulary::{ActionName, State};
+        let bit = |st: ::atspi::State| StateSet::new(st).bits();
+        assert_eq!((bit(::atspi::State::Editable), bit(::atspi::State::MultiLine)), (STATE_EDITABLE, STATE_MULTI_LINE));
+        let details = |actions: &[&str]| Details { value: Some("hunter2".into()), actions: actions.iter().map(|s| s.to_string()).collect(), ..Default::default() };
+        // A password field: secure_text_field + state secure + secure, never a value.
+        let pw = Item { role: Role::PasswordText as u32, states: STATE_EDITABLE | STATE_SHOWING | bit(::atspi::State::Focused), ..Default::default() };
+        let n = wire_node(vec![0, 1], &pw, details(&["activate"]));
+        assert_eq!((n.role, n.native_role.as_str(), n.secure, n.value.as_deref()), (NeutralRole::SecureTextField, "password text", true, None));
+        assert_eq!(n.states, [State::Focused, State::Editable, State::Visible, State::Secure]);
+        assert_eq!(n.actions, [NodeAction { name: ActionName::Other, native: "activate".into() }], "an entry's activate is Enter");
+        // A multi-line text view is a text area; its value is kept.
+        let tv = Item { role: Role::Text as u32, states: STATE_EDITABLE | STATE_MULTI_LINE, ..Default::default() };
+        let n = wire_node(vec![], &tv, details(&[]));
+        assert_eq!((n.role, n.value.as_deref(), n.secure), (NeutralRole::TextArea, Some("hunter2"), false));
+        assert_eq!(n.states, [State::Editable, State::MultiLine]);
+        // A push button: press, with the native name kept.
+        let b = Item { role: Role::Button as u32, states: bit(::atspi::State::Sensitive) | STATE_FOCUSABLE, ..Default::default() };
+        let n = wire_node(vec![2], &b, Details { actions: vec!["click".into(), "showContextMenu".into()], ..Default::default() });
+        assert_eq!((n.role, n.native_role.as_str()), (NeutralRole::Button, "push button"));
+        assert_eq!(n.states, [State::Focusable, State::Enabled]);
+        assert_eq!(n.actions.iter().map(|a| (a.name, a.native.as_str())).collect::<Vec<_>>(), [(ActionName::Press, "click"), (ActionName::ShowMenu, "showContextMenu")]);
+        assert_eq!(neutral_role(&Item { role: Role::Paragraph as u32, states: STATE_EDITABLE, ..Default::default() }), NeutralRole::TextArea);
     }
 
     #[test]

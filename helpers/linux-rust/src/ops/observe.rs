@@ -12,14 +12,17 @@ use crate::x11::{capture, windows};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-fn check(id: &str, granted: Option<bool>, detail: String, remediation: &str) -> PermissionCheck {
+/// One check, under its neutral id (`atspi::vocabulary::permission_id`),
+/// this helper's own id kept as `native_id`.
+fn check(native_id: &str, granted: Option<bool>, detail: String, remediation: &str) -> PermissionCheck {
     let status = match granted {
         Some(true) => "granted",
         Some(false) => "denied",
         None => "unknown",
     };
     PermissionCheck {
-        id: id.into(),
+        id: atspi::vocabulary::permission_id(native_id).into(),
+        native_id: Some(native_id.into()),
         status: status.into(),
         detail,
         remediation: if granted == Some(true) { String::new() } else { remediation.into() },
@@ -55,7 +58,8 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
     };
     checks.push(bus_check);
 
-    // org.a11y.Status.IsEnabled
+    // org.a11y.Status.IsEnabled: advisory whatever it says (observation
+    // never waits on it).
     let enabled = match &session {
         Ok(s) => {
             let r = within(t, "org.a11y.Status", atspi::a11y_enabled(s)).await;
@@ -80,7 +84,7 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
         }
         Err(e) => check("accessibility_enabled", None, format!("no session bus: {}", e.message), "run inside a D-Bus session"),
     };
-    checks.push(enabled);
+    checks.push(PermissionCheck { advisory: Some(true), ..enabled });
 
     // X display and extensions.
     let x = ctx.with_x(|x| {
@@ -172,15 +176,21 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
         if comm.as_deref().is_some_and(|c| c.starts_with("at-spi2-registr") || c.starts_with("at-spi-bus-laun")) {
             continue;
         }
-        let executable = procfs::executable(pid);
+        let (executable, executable_deleted) = match procfs::executable_info(pid) {
+            Some((path, deleted)) => (Some(path), deleted),
+            None => (None, false),
+        };
         let acc_name = accessible.get(&pid).cloned().filter(|n| !n.is_empty());
         let exe_base = executable.as_ref().and_then(|e| std::path::Path::new(e).file_name().map(|f| f.to_string_lossy().into_owned()));
-        let name = acc_name.or(exe_base).or(comm).unwrap_or_else(|| format!("pid {pid}"));
+        let name = acc_name.or(exe_base).or_else(|| comm.clone()).unwrap_or_else(|| format!("pid {pid}"));
         let toolkit = procfs::toolkit(pid, executable.as_deref()).map(String::from);
         out.push(WireApp {
             pid,
             name,
             executable,
+            executable_deleted,
+            process_name: comm,
+            bundle_id: procfs::flatpak_id(pid),
             desktop_id: procfs::desktop_id(pid),
             accessible: accessible.contains_key(&pid),
             start_time: procfs::start_time(pid),
@@ -283,10 +293,21 @@ async fn secure_rects_for(a: &A11y, bus: Option<&str>, title: &str, bounds: Rect
     }
 }
 
+/// The contract's least max_width.
+const MIN_MAX_WIDTH: u32 = 16;
+
 pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> Result<ScreenshotResult> {
     let t0 = Instant::now();
     if !std::path::Path::new(&args.path).is_absolute() {
         return Err(Error::invalid("path must be absolute"));
+    }
+    if let Some(mw) = args.max_width {
+        if mw < MIN_MAX_WIDTH {
+            return Err(Error::invalid(format!("max_width must be at least {MIN_MAX_WIDTH}, not {mw}")));
+        }
+    }
+    if args.region.is_some_and(|r| r.width == 0 || r.height == 0) {
+        return Err(Error::invalid("region is empty").with("reason", "region-outside-window"));
     }
     // Which windows' secure fields must be blacked out.
     let targets: Vec<windows::WinInfo> = if !args.redact_secure {
@@ -367,13 +388,14 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         Ok::<_, Error>((img, popups))
     };
     let (secure, img) = tokio::join!(secure, capture);
-    let (mut img, popups) = img?;
+    let (img, popups) = img?;
     let secure = secure?;
     let t_cap = t0.elapsed();
     let mut rects = args.redact.clone();
     let n_secure = secure.len();
     rects.extend(secure);
-    let redacted = capture::redact(&mut img.rgb, img.width, img.height, img.origin, &rects);
+    // Crop to the region, black out, then scale: the result describes the PNG.
+    let (img, redacted, scale) = capture::finish_image(img, args.region, &rects, args.max_width)?;
     capture::write_png(&args.path, &img.rgb, img.width, img.height)?;
     if crate::debug() {
         eprintln!(
@@ -391,7 +413,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         width: img.width,
         height: img.height,
         origin: Point { x: img.origin.0, y: img.origin.1 },
-        scale: 1.0,
+        scale,
         method: img.method,
         redacted,
         popups,

@@ -4,13 +4,16 @@
 //!
 //! Decoding is tolerant: unknown fields are ignored everywhere (a newer minor
 //! version of the protocol only adds optional fields), and fields added by a
-//! minor version carry `#[serde(default)]` so frames of 1.0 still decode.
+//! minor version carry `#[serde(default)]` so older frames still decode. The
+//! 2.0 vocabulary (roles, states, action names) is `super::vocabulary`: an
+//! unknown role or action name reads as `other`, an unknown state is dropped.
 
+use super::vocabulary::{decode_states, ActionName, Role, State};
 use crate::error::{Detail, Error};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-pub const PROTOCOL: [u32; 2] = [1, 2];
+pub const PROTOCOL: [u32; 2] = [2, 0];
 
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",
@@ -38,6 +41,8 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "set_accessibility",
     "settle",
     "screenshot.popups",
+    // 2.0: screenshot's region and max_width (crop and scale in the helper).
+    "screenshot.scale",
 ];
 
 // ------------------------------------------------------------------ frames
@@ -264,7 +269,11 @@ impl Rect {
 
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct PermissionCheck {
+    /// (2.0) A neutral id (vocabulary.rs PERMISSION_IDS).
     pub id: String,
+    /// (2.0) This platform's name for the same check (atspi_bus, x_display...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_id: Option<String>,
     /// "granted" | "denied" | "unknown"
     pub status: String,
     pub detail: String,
@@ -279,7 +288,18 @@ pub struct PermissionCheck {
 pub struct WireApp {
     pub pid: u32,
     pub name: String,
+    /// Canonical executable path; when the file was deleted or replaced since
+    /// the process started, the path it had (without the kernel's " (deleted)").
     pub executable: Option<String>,
+    /// (2.0) The executable was deleted or replaced on disk since the start.
+    #[serde(default)]
+    pub executable_deleted: bool,
+    /// (2.0) /proc/PID/comm; nil when unreadable.
+    #[serde(default)]
+    pub process_name: Option<String>,
+    /// (2.0) The Flatpak application id (/proc/PID/root/.flatpak-info); nil when none.
+    #[serde(default)]
+    pub bundle_id: Option<String>,
     pub desktop_id: Option<String>,
     pub accessible: bool,
     pub start_time: Option<u64>,
@@ -303,16 +323,31 @@ pub struct WireWindow {
     pub popup: bool,
 }
 
+/// (2.0) An advertised action: what it does, neutrally, and the platform's
+/// own name for it (what `secondary`'s `action_name` takes).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct NodeAction {
+    pub name: ActionName,
+    pub native: String,
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct WireNode {
     pub path: Vec<u32>,
-    pub role: String,
+    /// (2.0) Neutral role; an unknown one reads as `Other`.
+    pub role: Role,
+    /// (2.0) The AT-SPI role name ("push button").
+    #[serde(default)]
+    pub native_role: String,
     pub name: String,
     pub description: String,
     pub value: Option<String>,
-    pub states: Vec<String>,
+    /// (2.0) Neutral states; unknown ones are dropped when decoding.
+    #[serde(deserialize_with = "decode_states")]
+    pub states: Vec<State>,
     pub bounds: Option<Rect>,
-    pub actions: Vec<String>,
+    /// (2.0) Neutral name + native name, in the platform's order.
+    pub actions: Vec<NodeAction>,
     pub identifier: String,
     pub secure: bool,
     pub child_count: u32,
@@ -321,7 +356,11 @@ pub struct WireNode {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct WireLocator {
     pub path: Vec<u32>,
-    pub role: String,
+    /// (2.0) Neutral role the element had when observed.
+    pub role: Role,
+    /// (2.0) Its AT-SPI role name: compared instead of `role` when non-empty.
+    #[serde(default)]
+    pub native_role: String,
     pub name: String,
     pub identifier: String,
 }
@@ -351,6 +390,13 @@ pub struct ScreenshotArgs {
     pub path: String,
     pub redact_secure: bool,
     pub redact: Vec<Rect>,
+    /// (2.0) Crop to this screen rectangle (clipped to the window); nil: all of it.
+    #[serde(default)]
+    pub region: Option<Rect>,
+    /// (2.0) Scale down (never up, aspect kept) to at most this many pixels
+    /// wide; nil: native size.
+    #[serde(default)]
+    pub max_width: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
@@ -522,7 +568,10 @@ pub struct ScreenshotResult {
     pub path: String,
     pub width: u32,
     pub height: u32,
+    /// Screen position of the image's top-left pixel.
     pub origin: Point,
+    /// Image pixels per screen pixel: image pixel (ix, iy) shows screen
+    /// point origin + (ix, iy) / scale.
     pub scale: f64,
     pub method: String,
     pub redacted: u32,

@@ -483,6 +483,145 @@ pub fn redact(rgb: &mut [u8], width: u32, height: u32, origin: (i32, i32), rects
     count
 }
 
+/// The part of `img` inside the screen rectangle `r`; None when they do not
+/// overlap. The image itself when `r` covers all of it.
+pub fn crop(img: Image, r: Rect) -> Option<Image> {
+    let whole = Rect::new(img.origin.0, img.origin.1, img.width, img.height);
+    let c = r.intersect(&whole)?;
+    if c == whole {
+        return Some(img);
+    }
+    let (dx, dy) = ((c.x - whole.x) as usize, (c.y - whole.y) as usize);
+    let (row, stride) = (c.width as usize * 3, img.width as usize * 3);
+    let mut rgb = Vec::with_capacity(row * c.height as usize);
+    for y in 0..c.height as usize {
+        let at = (dy + y) * stride + dx * 3;
+        rgb.extend_from_slice(&img.rgb[at..at + row]);
+    }
+    Some(Image { width: c.width, height: c.height, origin: (c.x, c.y), rgb, method: format!("{}+crop", img.method) })
+}
+
+/// Size and scale of `w` x `h` fitted into `max_width` columns: never up;
+/// one factor for both axes, max_width / w, the height rounded down (at
+/// least 1 row) so that every output pixel lies inside the source: output
+/// pixel (ix, iy) covers source [i / scale, (i + 1) / scale) on each axis.
+pub fn scaled_size(w: u32, h: u32, max_width: u32) -> (u32, u32, f64) {
+    if w <= max_width || max_width == 0 || w == 0 {
+        return (w, h, 1.0);
+    }
+    let nh = ((h as u64 * max_width as u64) / w as u64).max(1) as u32;
+    (max_width, nh, max_width as f64 / w as f64)
+}
+
+/// Box-filter weights along one axis scaled by num/den: output o covers
+/// source [o * den / num, (o + 1) * den / num) (clipped to the source), and
+/// averages every source pixel by the length of it inside that interval, in
+/// units of 1/num (a source pixel is num units wide). Exact: integers only.
+fn box_weights(src: u32, out: u32, num: u64, den: u64) -> Vec<Vec<(u32, u32)>> {
+    let end = src as u64 * num;
+    (0..out as u64)
+        .map(|o| {
+            let (a, b) = (o * den, ((o + 1) * den).min(end));
+            if b <= a {
+                // Only for a 1-row output of a source under one unit tall: its last pixel.
+                return vec![(src.saturating_sub(1), 1)];
+            }
+            (a / num..=(b - 1) / num)
+                .map(|i| {
+                    let (lo, hi) = ((i * num).max(a), ((i + 1) * num).min(b));
+                    (i as u32, (hi - lo) as u32)
+                })
+                .filter(|&(_, w)| w > 0)
+                .collect()
+        })
+        .collect()
+}
+
+/// Scale packed RGB down to at most `max_width` pixels wide by area
+/// averaging (a box filter: each output pixel is the exact mean of the
+/// source area it covers), aspect kept (`scaled_size`). Returns the pixels,
+/// their size and the scale (output pixels per source pixel); the image
+/// unchanged (scale 1) when it is narrow enough.
+pub fn downscale(rgb: Vec<u8>, w: u32, h: u32, max_width: u32) -> (Vec<u8>, u32, u32, f64) {
+    let (nw, nh, scale) = scaled_size(w, h, max_width);
+    if (nw, nh) == (w, h) {
+        return (rgb, w, h, 1.0);
+    }
+    let (num, den) = (nw as u64, w as u64);
+    let xs = box_weights(w, nw, num, den);
+    let ys = box_weights(h, nh, num, den);
+    let (w_, nw_) = (w as usize, nw as usize);
+    // Horizontal pass: every source row to nw weighted sums (at most w * 255).
+    let mut tmp = vec![0u32; nw_ * h as usize * 3];
+    for y in 0..h as usize {
+        let src = &rgb[y * w_ * 3..(y + 1) * w_ * 3];
+        let dst = &mut tmp[y * nw_ * 3..(y + 1) * nw_ * 3];
+        for (ox, ws) in xs.iter().enumerate() {
+            let mut acc = [0u32; 3];
+            for &(i, wt) in ws {
+                let p = i as usize * 3;
+                acc[0] += wt * src[p] as u32;
+                acc[1] += wt * src[p + 1] as u32;
+                acc[2] += wt * src[p + 2] as u32;
+            }
+            dst[ox * 3..ox * 3 + 3].copy_from_slice(&acc);
+        }
+    }
+    let sx: Vec<u64> = xs.iter().map(|ws| ws.iter().map(|&(_, wt)| wt as u64).sum()).collect();
+    // Vertical pass, then the division by the covered area (rounded).
+    let mut out = vec![0u8; nw_ * nh as usize * 3];
+    for (oy, ws) in ys.iter().enumerate() {
+        let sy: u64 = ws.iter().map(|&(_, wt)| wt as u64).sum();
+        for ox in 0..nw_ {
+            let mut acc = [0u64; 3];
+            for &(j, wt) in ws {
+                let p = (j as usize * nw_ + ox) * 3;
+                for c in 0..3 {
+                    acc[c] += wt as u64 * tmp[p + c] as u64;
+                }
+            }
+            let d = sx[ox] * sy;
+            let o = (oy * nw_ + ox) * 3;
+            for c in 0..3 {
+                out[o + c] = ((acc[c] + d / 2) / d).min(255) as u8;
+            }
+        }
+    }
+    (out, nw, nh, scale)
+}
+
+/// What a screenshot writes, from the window's (or screen's) image: cropped
+/// to `region` (screen coordinates; no overlap with the image ->
+/// INVALID_ARGUMENTS), `redact` rectangles blacked out (before any scaling),
+/// then scaled down to `max_width`. Returns the image (its size and origin
+/// describe the PNG exactly), the number of rectangles that touched it, and
+/// the scale: image pixel (ix, iy) shows screen point origin + (ix, iy) / scale.
+pub fn finish_image(img: Image, region: Option<Rect>, redact_rects: &[Rect], max_width: Option<u32>) -> Result<(Image, u32, f64)> {
+    let mut img = match region {
+        None => img,
+        Some(r) => {
+            let (ox, oy, w, h) = (img.origin.0, img.origin.1, img.width, img.height);
+            crop(img, r).ok_or_else(|| {
+                Error::invalid(format!(
+                    "region {}x{} at ({}, {}) does not overlap the captured area {w}x{h} at ({ox}, {oy})",
+                    r.width, r.height, r.x, r.y
+                ))
+                .with("reason", "region-outside-window")
+            })?
+        }
+    };
+    let redacted = redact(&mut img.rgb, img.width, img.height, img.origin, redact_rects);
+    let scale = match max_width {
+        Some(mw) if img.width > mw => {
+            let (rgb, w, h, scale) = downscale(std::mem::take(&mut img.rgb), img.width, img.height, mw);
+            img = Image { width: w, height: h, rgb, method: format!("{}+box-scale", img.method), ..img };
+            scale
+        }
+        _ => 1.0,
+    };
+    Ok((img, redacted, scale))
+}
+
 /// Encode RGB as PNG (fast settings) and write it atomically (tmp + rename).
 pub fn write_png(path: &str, rgb: &[u8], width: u32, height: u32) -> Result<()> {
     use std::io::Write;
@@ -557,6 +696,119 @@ mod tests {
         assert_eq!(redact(&mut rgb2, w, h, (100, 50), &[Rect::new(90, 40, 11, 11)]), 1);
         assert_eq!(rgb2[0], 0);
         assert_eq!(rgb2[3], 255);
+    }
+
+    fn image(w: u32, h: u32, origin: (i32, i32), f: impl Fn(u32, u32) -> [u8; 3]) -> Image {
+        let mut rgb = Vec::with_capacity((w * h * 3) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                rgb.extend_from_slice(&f(x, y));
+            }
+        }
+        Image { width: w, height: h, origin, rgb, method: "test".into() }
+    }
+
+    fn px(img: &Image, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * img.width + x) * 3) as usize;
+        [img.rgb[i], img.rgb[i + 1], img.rgb[i + 2]]
+    }
+
+    #[test]
+    fn scale_math() {
+        assert_eq!(scaled_size(1920, 1080, 800), (800, 450, 800.0 / 1920.0));
+        assert_eq!(scaled_size(800, 600, 800), (800, 600, 1.0), "already narrow enough");
+        assert_eq!(scaled_size(800, 600, 1600), (800, 600, 1.0), "never up");
+        // The height is rounded down: every output row lies inside the source.
+        assert_eq!(scaled_size(1001, 3, 1000), (1000, 2, 1000.0 / 1001.0));
+        assert_eq!(scaled_size(860, 640, 500), (500, 372, 500.0 / 860.0));
+        assert_eq!(scaled_size(1000, 1, 100), (100, 1, 0.1), "at least one row");
+        // Weights: 3 -> 2 columns, each output covers 1.5 source pixels (units of 1/2).
+        assert_eq!(box_weights(3, 2, 2, 3), vec![vec![(0, 2), (1, 1)], vec![(1, 1), (2, 2)]]);
+        // 4 -> 2: two whole pixels each.
+        assert_eq!(box_weights(4, 2, 2, 4), vec![vec![(0, 2), (1, 2)], vec![(2, 2), (3, 2)]]);
+        // Every output's weights sum to the source length it covers (den), inside the source.
+        for (src, out) in [(1920u32, 800u32), (1366, 1000), (997, 16), (33, 32)] {
+            for ws in box_weights(src, out, out as u64, src as u64) {
+                assert_eq!(ws.iter().map(|&(_, w)| w as u64).sum::<u64>(), src as u64);
+                assert!(ws.iter().all(|&(i, _)| i < src));
+            }
+        }
+    }
+
+    #[test]
+    fn downscale_averages_areas() {
+        // 3 -> 2 columns: (0*2 + 90*1)/3 = 30 and (90*1 + 180*2)/3 = 150.
+        let (rgb, w, h, s) = downscale(vec![0, 0, 0, 90, 90, 90, 180, 180, 180], 3, 1, 2);
+        assert_eq!((w, h), (2, 1));
+        assert_eq!(rgb, vec![30, 30, 30, 150, 150, 150]);
+        assert!((s - 2.0 / 3.0).abs() < 1e-12);
+        // A uniform image stays uniform, any factor.
+        let flat = image(1366, 741, (0, 0), |_, _| [12, 200, 77]);
+        let (rgb, w, h, _) = downscale(flat.rgb, 1366, 741, 500);
+        assert_eq!((w, h), (500, 271));
+        assert_eq!(rgb.len(), 500 * 271 * 3);
+        assert!(rgb.chunks(3).all(|p| p == [12, 200, 77]));
+        // A 2x2 checkerboard of 0/255 halves to mid grey.
+        let checker = image(64, 64, (0, 0), |x, y| if (x + y) % 2 == 0 { [255; 3] } else { [0; 3] });
+        let (rgb, w, h, s) = downscale(checker.rgb, 64, 64, 32);
+        assert_eq!((w, h, s), (32, 32, 0.5));
+        assert!(rgb.iter().all(|&v| v == 128), "{:?}", &rgb[..6]);
+        // Narrow enough: untouched.
+        let (rgb, w, h, s) = downscale(vec![1, 2, 3], 1, 1, 16);
+        assert_eq!((rgb, w, h, s), (vec![1, 2, 3], 1, 1, 1.0));
+    }
+
+    #[test]
+    fn crop_keeps_screen_coordinates() {
+        let img = image(100, 50, (200, 300), |x, y| [x as u8, y as u8, 0]);
+        let c = crop(image(100, 50, (200, 300), |x, y| [x as u8, y as u8, 0]), Rect::new(210, 320, 30, 10)).unwrap();
+        assert_eq!((c.width, c.height, c.origin), (30, 10, (210, 320)));
+        assert_eq!(px(&c, 0, 0), [10, 20, 0]);
+        assert_eq!(px(&c, 29, 9), [39, 29, 0]);
+        // Clipped to the image.
+        let c = crop(image(100, 50, (200, 300), |x, y| [x as u8, y as u8, 0]), Rect::new(150, 340, 100, 100)).unwrap();
+        assert_eq!((c.width, c.height, c.origin), (50, 10, (200, 340)));
+        assert_eq!(px(&c, 0, 0), [0, 40, 0]);
+        // No overlap.
+        assert!(crop(image(10, 10, (0, 0), |_, _| [0; 3]), Rect::new(10, 0, 5, 5)).is_none());
+        assert!(crop(image(10, 10, (0, 0), |_, _| [0; 3]), Rect::new(2, 2, 0, 5)).is_none(), "an empty region");
+        // Covering all of it: the same image.
+        let same = crop(img, Rect::new(0, 0, 10_000, 10_000)).unwrap();
+        assert_eq!((same.width, same.height, same.origin, same.method.as_str()), (100, 50, (200, 300), "test"));
+    }
+
+    #[test]
+    fn finish_crops_redacts_then_scales() {
+        // A 400x200 window at (100, 50): white, with a secure field (screen
+        // 150..250 x 80..100) and a red marker column at screen x = 300.
+        let win = || image(400, 200, (100, 50), |x, _| if x + 100 == 300 { [255, 0, 0] } else { [255; 3] });
+        let secure = Rect::new(150, 80, 100, 20);
+        // Region (screen) 120..520 x 60..160, clipped to the window: 120..500.
+        let (img, redacted, scale) = finish_image(win(), Some(Rect::new(120, 60, 400, 100)), &[secure, Rect::new(0, 0, 5, 5)], Some(95)).unwrap();
+        assert_eq!(redacted, 1, "the rect off the image does not count");
+        assert_eq!((img.width, img.height, img.origin), (95, 25, (120, 60)), "380x100 at (120, 60) scaled by 95/380");
+        assert_eq!(scale, 0.25);
+        assert_eq!(img.rgb.len(), 95 * 25 * 3);
+        // Image pixel (ix, iy) shows screen origin + i / scale: the secure
+        // field (screen x 150..250, y 80..100) is ix 7.5..32.5, iy 5..10.
+        assert_eq!(px(&img, 10, 6), [0, 0, 0], "redacted before scaling");
+        assert_eq!(px(&img, 31, 9), [0, 0, 0]);
+        assert_eq!(px(&img, 40, 6), [255, 255, 255]);
+        assert_eq!(px(&img, 10, 11), [255, 255, 255], "below the field");
+        // The red column (screen x 300) is ix (300 - 120) / 4 = 45: a quarter red.
+        assert_eq!(px(&img, 45, 0), [255, 191, 191]);
+        assert_eq!(px(&img, 44, 0), [255, 255, 255]);
+        assert!(img.method.ends_with("+crop+box-scale"), "{}", img.method);
+        // No region, narrow enough: untouched, scale 1.
+        let (img, redacted, scale) = finish_image(win(), None, &[], Some(400)).unwrap();
+        assert_eq!((img.width, img.height, img.origin, redacted, scale), (400, 200, (100, 50), 0, 1.0));
+        // A region outside the window is refused.
+        let Err(e) = finish_image(win(), Some(Rect::new(0, 0, 100, 50)), &[], None) else { panic!("a region outside the window was accepted") };
+        assert_eq!(e.code, Code::InvalidArguments);
+        // Whole image region + scale only.
+        let (img, _, scale) = finish_image(win(), Some(Rect::new(100, 50, 400, 200)), &[], Some(100)).unwrap();
+        assert_eq!((img.width, img.height, img.origin, scale), (100, 50, (100, 50), 0.25));
+        assert!(!img.method.contains("crop"));
     }
 
     #[test]

@@ -1,0 +1,357 @@
+//! AT-SPI (and this helper's X11 probes) -> the platform-neutral vocabulary
+//! of protocol 2.0 (`wire::vocabulary`, mirroring src/wire/vocabulary.ts).
+//!
+//! The only place AT-SPI words become wire words. Everything else in the
+//! helper (the press-like action choice of `click`, secure detection, noise
+//! and huge-node rules, toolkit quirks, locator checks by native role) keeps
+//! reasoning on AT-SPI's own role, state and action names; the wire carries
+//! the neutral words plus the natives (`native_role`, `actions[].native`).
+
+use crate::atspi::actions::{ENTRY_ROLES, TOGGLE_ROLES};
+use crate::wire::vocabulary::{ActionName, Role, State};
+
+/// The neutral role of an AT-SPI role name (as libatspi spells it: "push
+/// button", "page tab list"...). `multi_line` / `editable`: the node's
+/// MULTI_LINE / EDITABLE states (a text entry is a text area when multi-line;
+/// a paragraph is a text area when editable, else a label).
+pub fn role(native_role: &str, multi_line: bool, editable: bool) -> Role {
+    match native_role {
+        "push button" | "button" | "push button menu" => Role::Button,
+        "toggle button" => Role::ToggleButton,
+        "check box" => Role::Checkbox,
+        "radio button" => Role::Radio,
+        "menu item" | "check menu item" | "radio menu item" | "tearoff menu item" => Role::MenuItem,
+        "text" | "entry" if multi_line => Role::TextArea,
+        "text" | "entry" => Role::TextField,
+        "password text" => Role::SecureTextField,
+        "terminal" => Role::TextArea,
+        "paragraph" if editable => Role::TextArea,
+        "paragraph" => Role::Label,
+        "page tab" => Role::Tab,
+        "page tab list" => Role::TabList,
+        "table cell" | "row header" | "table row header" => Role::Cell,
+        "table row" => Role::Row,
+        "column header" | "table column header" => Role::ColumnHeader,
+        "frame" | "window" | "internal frame" => Role::Window,
+        "dialog" | "alert" | "file chooser" => Role::Dialog,
+        "document web" | "document frame" | "document text" | "document spreadsheet" | "document presentation" | "document email" => {
+            Role::Document
+        }
+        "heading" => Role::Heading,
+        "status bar" => Role::StatusBar,
+        "separator" => Role::Separator,
+        "label" | "static" | "caption" | "accelerator label" => Role::Label,
+        "icon" | "image" | "desktop icon" | "image map" => Role::Image,
+        "filler" | "panel" | "scroll pane" | "viewport" | "layered pane" | "split pane" | "glass pane" | "root pane" | "html container" | "section"
+        | "redundant object" | "unknown" | "invalid" => Role::Container,
+        "combo box" | "autocomplete" => Role::ComboBox,
+        "list box" | "list" => Role::List,
+        "list item" => Role::ListItem,
+        "tree" | "tree table" => Role::Tree,
+        "tree item" => Role::TreeItem,
+        "menu bar" => Role::MenuBar,
+        "menu" | "popup menu" => Role::Menu,
+        "slider" => Role::Slider,
+        "spin button" => Role::SpinButton,
+        "scroll bar" => Role::ScrollBar,
+        "link" => Role::Link,
+        "table" => Role::Table,
+        "tool bar" => Role::Toolbar,
+        "progress bar" | "level bar" => Role::ProgressBar,
+        "grouping" | "form" | "landmark" | "article" | "block quote" | "header" | "footer" | "description list" | "page" | "info bar"
+        | "option pane" => Role::Group,
+        _ => Role::Other,
+    }
+}
+
+/// The neutral states of a node from its AT-SPI state names ("read-only",
+/// "is-default"...), in the contract's order, each once. GTK's "sensitive"
+/// alone also counts as enabled; "showing" or "visible" is `visible`. A
+/// secure node (`secure`: role password text) also gets `secure`. Every other
+/// AT-SPI state is dropped.
+pub fn states<'a>(native: impl IntoIterator<Item = &'a str>, secure: bool) -> Vec<State> {
+    let mut out: Vec<State> = Vec::new();
+    for n in native {
+        let s = match n {
+            "focused" => State::Focused,
+            "focusable" => State::Focusable,
+            "checked" => State::Checked,
+            "indeterminate" => State::Mixed,
+            "pressed" => State::Pressed,
+            "enabled" | "sensitive" => State::Enabled,
+            "editable" => State::Editable,
+            "read-only" => State::ReadOnly,
+            "multi-line" => State::MultiLine,
+            "selected" => State::Selected,
+            "selectable" => State::Selectable,
+            "expandable" => State::Expandable,
+            "expanded" => State::Expanded,
+            "collapsed" => State::Collapsed,
+            "showing" | "visible" => State::Visible,
+            "is-default" => State::Default,
+            "modal" => State::Modal,
+            "required" => State::Required,
+            "invalid-entry" => State::Invalid,
+            "busy" => State::Busy,
+            _ => continue,
+        };
+        out.push(s);
+    }
+    if secure {
+        out.push(State::Secure);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The neutral name of an advertised AT-SPI action (its untranslated name,
+/// Action.GetName; case, spaces, '-' and '_' do not matter) on a node of
+/// role `native_role`. Anything not named here is `Other`: its native name
+/// still lets a caller invoke it (`secondary`). An entry's "activate" is
+/// Enter, not a press (`actions::ENTRY_ROLES`: `click` never runs it), and
+/// "check" / "uncheck" are a press only on the roles `click` checks with them.
+pub fn action(native: &str, native_role: &str) -> ActionName {
+    let key: String = native.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).flat_map(char::to_lowercase).collect();
+    match key.as_str() {
+        "activate" if ENTRY_ROLES.contains(&native_role) => ActionName::Other,
+        "click" | "press" | "activate" | "jump" | "dodefault" => ActionName::Press,
+        "toggle" => ActionName::Toggle,
+        // Browsers name a check box's press by its effect (Firefox, Chromium).
+        "check" | "uncheck" if TOGGLE_ROLES.contains(&native_role) => ActionName::Toggle,
+        "expandorcontract" | "expandorcollapse" => ActionName::ExpandCollapse,
+        "expand" => ActionName::Expand,
+        "collapse" => ActionName::Collapse,
+        "showcontextmenu" | "showmenu" | "menu" | "popup" => ActionName::ShowMenu,
+        "increment" | "increase" => ActionName::Increment,
+        "decrement" | "decrease" => ActionName::Decrement,
+        "select" => ActionName::Select,
+        "focus" | "setfocus" => ActionName::Focus,
+        // Only an action that brings the node into view; "scroll left",
+        // "scroll forward"... move a scrollable and are `Other`.
+        "scrollintoview" | "scrolltovisible" => ActionName::ScrollIntoView,
+        _ => ActionName::Other,
+    }
+}
+
+/// The neutral id of one of this helper's permission checks (its own,
+/// platform id goes to `native_id`).
+pub fn permission_id(native_id: &str) -> &str {
+    match native_id {
+        "atspi_bus" => "accessibility",
+        "x_display" => "display",
+        "accessibility_enabled" => "accessibility_enabled",
+        "xtest" => "input_injection",
+        "composite" => "screen_capture_occluded",
+        "mit_shm" => "screen_capture_fast",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::vocabulary::PERMISSION_IDS;
+
+    #[test]
+    fn roles() {
+        let r = |n: &str| role(n, false, false);
+        for (native, want) in [
+            ("push button", Role::Button),
+            ("button", Role::Button),
+            ("toggle button", Role::ToggleButton),
+            ("check box", Role::Checkbox),
+            ("radio button", Role::Radio),
+            ("check menu item", Role::MenuItem),
+            ("radio menu item", Role::MenuItem),
+            ("menu item", Role::MenuItem),
+            ("text", Role::TextField),
+            ("entry", Role::TextField),
+            ("password text", Role::SecureTextField),
+            ("page tab", Role::Tab),
+            ("page tab list", Role::TabList),
+            ("table cell", Role::Cell),
+            ("table row", Role::Row),
+            ("column header", Role::ColumnHeader),
+            ("table column header", Role::ColumnHeader),
+            ("frame", Role::Window),
+            ("window", Role::Window),
+            ("dialog", Role::Dialog),
+            ("alert", Role::Dialog),
+            ("file chooser", Role::Dialog),
+            ("terminal", Role::TextArea),
+            ("document web", Role::Document),
+            ("document frame", Role::Document),
+            ("document text", Role::Document),
+            ("document spreadsheet", Role::Document),
+            ("document presentation", Role::Document),
+            ("document email", Role::Document),
+            ("paragraph", Role::Label),
+            ("heading", Role::Heading),
+            ("status bar", Role::StatusBar),
+            ("separator", Role::Separator),
+            ("label", Role::Label),
+            ("static", Role::Label),
+            ("caption", Role::Label),
+            ("icon", Role::Image),
+            ("image", Role::Image),
+            ("filler", Role::Container),
+            ("panel", Role::Container),
+            ("scroll pane", Role::Container),
+            ("viewport", Role::Container),
+            ("layered pane", Role::Container),
+            ("split pane", Role::Container),
+            ("section", Role::Container),
+            ("redundant object", Role::Container),
+            ("unknown", Role::Container),
+            ("invalid", Role::Container),
+            ("combo box", Role::ComboBox),
+            ("list box", Role::List),
+            ("list", Role::List),
+            ("list item", Role::ListItem),
+            ("tree", Role::Tree),
+            ("tree table", Role::Tree),
+            ("tree item", Role::TreeItem),
+            ("menu bar", Role::MenuBar),
+            ("menu", Role::Menu),
+            ("popup menu", Role::Menu),
+            ("slider", Role::Slider),
+            ("spin button", Role::SpinButton),
+            ("scroll bar", Role::ScrollBar),
+            ("link", Role::Link),
+            ("table", Role::Table),
+            ("tool bar", Role::Toolbar),
+            ("progress bar", Role::ProgressBar),
+            ("grouping", Role::Group),
+            ("form", Role::Group),
+            ("landmark", Role::Group),
+            ("article", Role::Group),
+            ("calendar", Role::Other),
+            ("tool tip", Role::Other),
+            ("application", Role::Other),
+            ("some future role", Role::Other),
+            ("", Role::Other),
+        ] {
+            assert_eq!(r(native), want, "{native:?}");
+        }
+        // Multi-line entries are text areas; an editable paragraph too.
+        assert_eq!(role("text", true, true), Role::TextArea);
+        assert_eq!(role("entry", true, false), Role::TextArea);
+        assert_eq!(role("text", false, true), Role::TextField);
+        assert_eq!(role("paragraph", true, true), Role::TextArea);
+        assert_eq!(role("paragraph", true, false), Role::Label);
+        // Neither state changes a password field or a terminal.
+        assert_eq!(role("password text", true, true), Role::SecureTextField);
+        assert_eq!(role("terminal", false, false), Role::TextArea);
+        // Most role names libatspi knows have a word of their own; the rest
+        // (calendar, canvas, chart, math, tool tip, title bar...) are other.
+        let known = (0..=130u32).filter_map(|n| ::atspi::Role::try_from(n).ok()).map(|r| crate::atspi::tree::role_name(r as u32)).collect::<Vec<_>>();
+        let other: Vec<&str> = known.iter().copied().filter(|n| r(n) == Role::Other).collect();
+        assert!(known.len() > 120, "{}", known.len());
+        assert!(other.len() < 45, "left as other: {other:?}");
+    }
+
+    #[test]
+    fn states_are_neutral_ordered_and_deduplicated() {
+        let s = |v: &[&str], secure: bool| states(v.iter().copied(), secure);
+        assert_eq!(
+            s(&["visible", "showing", "sensitive", "enabled", "focused", "focusable", "active", "resizable", "single-line"], false),
+            [State::Focused, State::Focusable, State::Enabled, State::Visible]
+        );
+        // GTK's "sensitive" alone is enabled.
+        assert_eq!(s(&["sensitive"], false), [State::Enabled]);
+        assert_eq!(s(&["checked", "indeterminate", "pressed"], false), [State::Checked, State::Mixed, State::Pressed]);
+        assert_eq!(s(&["read-only", "multi-line", "editable"], false), [State::Editable, State::ReadOnly, State::MultiLine]);
+        assert_eq!(
+            s(&["selected", "selectable", "expandable", "expanded", "collapsed"], false),
+            [State::Selected, State::Selectable, State::Expandable, State::Expanded, State::Collapsed]
+        );
+        assert_eq!(
+            s(&["is-default", "modal", "required", "invalid-entry", "busy"], false),
+            [State::Modal, State::Default, State::Required, State::Invalid, State::Busy]
+        );
+        // Dropped: AT-SPI states with no neutral word.
+        assert!(s(&["armed", "defunct", "horizontal", "vertical", "manages-descendants", "transient", "stale", "has-popup", "checkable"], false).is_empty());
+        // A secure node says so.
+        assert_eq!(s(&["editable", "focused"], true), [State::Focused, State::Editable, State::Secure]);
+        // Every name the state helper produces is either mapped or deliberately dropped.
+        let all = crate::atspi::tree::state_names(u64::MAX);
+        assert!(all.iter().any(|n| n == "read-only") && all.iter().any(|n| n == "is-default") && all.iter().any(|n| n == "invalid-entry"), "{all:?}");
+        assert_eq!(states(all.iter().map(String::as_str), false).len(), 20, "every neutral state but offscreen and secure");
+    }
+
+    #[test]
+    fn actions() {
+        for (native, role_, want) in [
+            ("click", "push button", ActionName::Press),
+            ("Click", "push button", ActionName::Press),
+            ("press", "combo box", ActionName::Press),
+            ("activate", "menu item", ActionName::Press),
+            ("jump", "link", ActionName::Press),
+            ("doDefault", "push button", ActionName::Press),
+            ("toggle", "toggle button", ActionName::Toggle),
+            ("check", "check box", ActionName::Toggle),
+            ("uncheck", "check box", ActionName::Toggle),
+            ("check", "push button", ActionName::Other),
+            ("expand or contract", "tree item", ActionName::ExpandCollapse),
+            ("expand", "tree item", ActionName::Expand),
+            ("collapse", "tree item", ActionName::Collapse),
+            ("showContextMenu", "link", ActionName::ShowMenu),
+            ("menu", "push button", ActionName::ShowMenu),
+            ("popup", "combo box", ActionName::ShowMenu),
+            ("ShowMenu", "push button", ActionName::ShowMenu),
+            ("increment", "spin button", ActionName::Increment),
+            ("decrement", "spin button", ActionName::Decrement),
+            ("Increase", "slider", ActionName::Increment),
+            ("select", "radio button", ActionName::Select),
+            ("focus", "text", ActionName::Focus),
+            ("SetFocus", "push button", ActionName::Focus),
+            ("scrollIntoView", "list item", ActionName::ScrollIntoView),
+            ("scroll_into_view", "list item", ActionName::ScrollIntoView),
+            // Scrolls something, not into view.
+            ("Scroll Left", "scroll bar", ActionName::Other),
+            ("scroll forward", "list", ActionName::Other),
+            // An entry's activate is Enter (see actions::ENTRY_ROLES).
+            ("activate", "text", ActionName::Other),
+            ("activate", "password text", ActionName::Other),
+            ("activate", "spin button", ActionName::Other),
+            ("click ancestor", "text", ActionName::Other),
+            ("clickAncestor", "paragraph", ActionName::Other),
+            ("open", "combo box", ActionName::Other),
+            ("undo", "frame", ActionName::Other),
+            ("", "push button", ActionName::Other),
+        ] {
+            assert_eq!(action(native, role_), want, "{native:?} on {role_:?}");
+        }
+    }
+
+    /// Every action `click` would run is one the wire calls a press or a
+    /// toggle (the orchestrator's PRESS_ACTIONS), and the reverse.
+    #[test]
+    fn press_agrees_with_click() {
+        use crate::atspi::actions::press_like;
+        for role_ in ["push button", "check box", "radio button", "text", "link", "menu item", "combo box"] {
+            for name in ["click", "press", "activate", "toggle", "jump", "check", "uncheck", "open", "menu", "expand", "Click"] {
+                let clicks = press_like(&[name.to_string()], role_).is_some();
+                let pressy = matches!(action(name, role_), ActionName::Press | ActionName::Toggle);
+                assert_eq!(clicks, pressy, "{name:?} on {role_:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn permission_ids() {
+        for (native, neutral) in [
+            ("atspi_bus", "accessibility"),
+            ("x_display", "display"),
+            ("accessibility_enabled", "accessibility_enabled"),
+            ("xtest", "input_injection"),
+            ("composite", "screen_capture_occluded"),
+            ("mit_shm", "screen_capture_fast"),
+        ] {
+            assert_eq!(permission_id(native), neutral);
+            assert!(PERMISSION_IDS.contains(&neutral));
+        }
+        assert_eq!(permission_id("something_new"), "something_new");
+    }
+}
