@@ -24,7 +24,7 @@ echo "$state" | jqr '"\n".join(d["result"]["snapshot"]["treeText"].split("\n")[:
 echo "$state" | jqr '"screenshot: " + str(d["result"]["screenshot"]["path"])'
 idx() { echo "$state" | jqr "[e['index'] for e in d['result']['snapshot']['elements'] if e['role']=='$1' and e['title']=='$2'][0]"; }
 echo "$state" | jqr '"snapshot " + d["result"]["snapshot"]["snapshotId"] + ": " + str(d["result"]["snapshot"]["elementCount"]) + " elements"' 
-name=$(idx text Name); ok=$(idx "push button" OK)
+name=$(idx text_field Name); ok=$(idx button OK)
 echo; echo "== set-value Name (element $name), then click OK (element $ok)"
 dh set-value --app "pid:$app" --element-index "$name" --value "Ada Lovelace"
 dh click --app "pid:$app" --element-index "$ok"

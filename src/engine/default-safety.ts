@@ -27,8 +27,17 @@ export interface SessionOptions {
 }
 
 
+/** The policy identity of an app, from what the helper reported of it (the host asked only where it said nothing). */
 function identityOf(app: SnapshotApp): AppIdentity {
-  return identityFromWireApp({ pid: app.pid, name: app.name, executable: app.executable, desktop_id: app.desktopId });
+  return identityFromWireApp({
+    pid: app.pid,
+    name: app.name,
+    executable: app.executable,
+    desktop_id: app.desktopId,
+    ...(app.processName !== undefined ? { process_name: app.processName } : {}),
+    ...(app.executableDeleted !== undefined ? { executable_deleted: app.executableDeleted } : {}),
+    ...(app.bundleId !== undefined ? { bundle_id: app.bundleId } : {}),
+  });
 }
 
 /** A snapshot element (or a hit-tested node routed to accessibility) as the decision reads it. */

@@ -5,6 +5,7 @@ import { checkBrowserUrl, pageUrl } from "../program/live-checks.ts";
 import {
   applySecureMemory,
   buildTree,
+  locatorKindOf,
   newSnapshotId,
   rememberedSecure,
   secureLocatorsOf,
@@ -13,6 +14,7 @@ import {
   type ScreenshotInfo,
   type SecureLocator,
   type Snapshot,
+  type SnapshotApp,
 } from "../session/snapshot.ts";
 import { DEFAULT_SNAPSHOT_TTL_MS } from "../session/store.ts";
 import type { Rect, WireNode, WireWindow } from "../wire/messages.ts";
@@ -93,7 +95,16 @@ export async function observe(
   const command = opts.command ?? "get-app-state";
   await checkPageObservable(engine, app, window.window_id, command);
   const snapshotId = newSnapshotId();
-  const appRecord = { pid: app.pid, startTime: app.startTime, name: app.name, executable: app.executable, desktopId: app.desktopId };
+  const appRecord: SnapshotApp = {
+    pid: app.pid,
+    startTime: app.startTime,
+    name: app.name,
+    executable: app.executable,
+    desktopId: app.desktopId,
+    ...(app.processName !== undefined ? { processName: app.processName } : {}),
+    ...(app.executableDeleted !== undefined ? { executableDeleted: app.executableDeleted } : {}),
+    ...(app.bundleId !== undefined ? { bundleId: app.bundleId } : {}),
+  };
   const windowKey = windowKeyOf(appRecord, window.window_id);
   // Elements seen secure earlier in this window stay secure (src/session/store.ts).
   const remembered = engine.store.secureLocators(windowKey);
@@ -132,8 +143,7 @@ export async function observe(
       throw err;
     }
   }
-  const kind = hello.helper.platform === "linux" ? "atspi-path" : hello.helper.platform === "fake" ? "scripted-path" : hello.helper.platform === "macos" ? "ax-path" : "uia-path";
-  const built = buildTree(tree.nodes, kind);
+  const built = buildTree(tree.nodes, locatorKindOf(hello.helper.platform));
   const now = Date.now();
   const ttl = Number(engine.env.DECKHAND_SNAPSHOT_TTL_MS || DEFAULT_SNAPSHOT_TTL_MS);
   const targetKey = targetKeyOf(appRecord);
@@ -151,6 +161,7 @@ export async function observe(
     truncated: built.truncated || tree.truncated,
     elements: built.elements,
     screenshot: shot.screenshot,
+    ...(Object.keys(built.actionPairs).length ? { actionPairs: built.actionPairs } : {}),
   };
   if (shot.screenshotError) snapshot.screenshotError = shot.screenshotError;
   engine.store.save(snapshot);
@@ -180,7 +191,7 @@ function revealedBounds(nodes: readonly WireNode[], remembered: readonly SecureL
 
 /** The public get-app-state result shape. */
 export function appStateResult(s: Snapshot & { screenshotError?: { code: string; message: string }; warnings?: ObservationWarning[] }, app: ResolvedApp) {
-  const { screenshot, screenshotError, warnings, app: _a, window, ...snap } = s;
+  const { screenshot, screenshotError, warnings, app: _a, window, actionPairs: _p, ...snap } = s;
   return {
     app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId },
     window: { windowId: window.windowId, title: window.title, bounds: window.bounds },

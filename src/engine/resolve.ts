@@ -2,12 +2,12 @@
 // path or its basename) or desktop id; then exact unambiguous name; then the
 // same, case-insensitively and through wrapper names (thunderbird is
 // thunderbird-bin, soffice is soffice.bin, libreoffice is soffice).
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { SnapshotApp } from "../session/snapshot.ts";
 import type { WireApp, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "./engine.ts";
+import { hostProcessFacts } from "../platform/index.ts";
 
 export interface ResolvedApp extends SnapshotApp {
   accessible: boolean;
@@ -23,6 +23,9 @@ export function toApp(a: WireApp): ResolvedApp {
     name: a.name,
     executable: a.executable,
     desktopId: a.desktop_id,
+    ...(a.process_name !== undefined ? { processName: a.process_name } : {}),
+    ...(a.executable_deleted !== undefined ? { executableDeleted: a.executable_deleted } : {}),
+    ...(a.bundle_id !== undefined ? { bundleId: a.bundle_id } : {}),
     accessible: a.accessible,
     windowCount: a.window_count,
     toolkit: a.toolkit ?? null,
@@ -88,18 +91,6 @@ export function matchApp(selector: string, apps: WireApp[]): WireApp {
   throw new DeckhandError("APP_NOT_FOUND", `no running app matches ${JSON.stringify(selector)}`, { details: { app: selector } });
 }
 
-/** Field 22 of /proc/PID/stat: the process start witness (Linux only). */
-export function procStartTime(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const v = Number(fields[19]);
-    return Number.isFinite(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * How long a resolved name stays trusted in a long-running session. A pid:N
  * selector is trusted for as long as the same process (pid + start time)
@@ -109,15 +100,18 @@ export function procStartTime(pid: number): number | null {
 const NAME_TTL_MS = 2000;
 
 export async function resolveApp(engine: Engine, selector: string): Promise<ResolvedApp> {
+  // The cache is checked against the host's live start witness (src/platform):
+  // where the host gives none, every resolution asks the helper.
+  const host = hostProcessFacts();
   const cached = engine.appCache.get(selector);
-  if (cached && cached.app.startTime !== null && procStartTime(cached.app.pid) === cached.app.startTime) {
+  if (cached && cached.app.startTime !== null && host.startTime(cached.app.pid) === cached.app.startTime) {
     if (selector.startsWith("pid:") || Date.now() - cached.at < NAME_TTL_MS) return cached.app;
   }
   const { supervisor } = await engine.helper();
   const { result } = await supervisor.request("list_apps", {});
   const app = toApp(matchApp(selector, result.apps));
   // Only a process whose start witness we can re-read is worth caching.
-  if (process.platform === "linux" && app.startTime !== null && procStartTime(app.pid) === app.startTime) {
+  if (app.startTime !== null && host.startTime(app.pid) === app.startTime) {
     engine.appCache.set(selector, { app, at: Date.now() });
   } else {
     engine.appCache.delete(selector);

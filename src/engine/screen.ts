@@ -104,7 +104,7 @@ class ScreenPlanner {
 
   private async decide(w: WireWindow): Promise<Verdict> {
     if (w.pid === null) return "unidentified";
-    // An app the helper did not list is judged by what the kernel says of its pid.
+    // An app the helper did not list is judged by what the host says of its pid (src/platform).
     const app = toApp(this.apps?.get(w.pid) ?? { pid: w.pid, name: "", executable: null, desktop_id: null, accessible: false, start_time: null, window_count: 0 });
     const safety = this.engine.safety;
     if (safety.decideApp) {

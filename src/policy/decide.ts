@@ -45,10 +45,11 @@ export function knownAppMatch(keys: IdentityKeys, app: KnownApp): "executable" |
     const comm = normalizeExecutableName(keys.comm);
     if (app.executables.some((e) => e === comm || (comm.length === COMM_LEN && e.slice(0, COMM_LEN) === comm))) return "comm";
   }
-  if (keys.desktopId) {
+  for (const id of [keys.desktopId, keys.bundleId]) {
+    if (!id) continue;
     // Snap desktop ids are "<snap>_<app>"; either half may name the app.
-    const ids = [keys.desktopId, ...keys.desktopId.split("_").filter(Boolean)];
-    if (ids.some((id) => app.desktopIds.includes(id))) return "desktop_id";
+    const ids = [id, ...id.split("_").filter(Boolean)];
+    if (ids.some((x) => app.desktopIds.includes(x))) return "desktop_id";
   }
   if (keys.names.some((n) => app.names.includes(n))) return "name";
   return null;
@@ -108,7 +109,7 @@ export function entryMatches(entry: PolicyEntry, identity: AppIdentity, window: 
   const keys = identityKeys(identity);
   if (entry.id !== undefined) {
     const pattern = normalizeExecutableName(normalizeDesktopId(entry.id));
-    const candidates = [keys.executable, keys.desktopId];
+    const candidates = [keys.executable, keys.desktopId, keys.bundleId ?? null];
     if (kind === "deny") candidates.push(keys.comm, ...keys.names);
     if (!candidates.some((c) => c !== null && globMatch(pattern, c, true))) return false;
   }

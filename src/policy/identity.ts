@@ -1,23 +1,27 @@
 // Who an app is, as far as policy is concerned. Never the name the caller
-// typed: the canonical executable (symlinks resolved; /proc/PID/exe on Linux),
-// the process name the kernel recorded at exec, the desktop / bundle id and
-// the names the app reports. See docs/policy.md "Identity".
-import { readFileSync, readlinkSync, realpathSync } from "node:fs";
-import { basename } from "node:path";
+// typed: the canonical executable (symlinks resolved), the process name the
+// OS recorded at exec, the desktop / bundle id and the names the app
+// reports. The helper reports all of it (list_apps); the host is asked
+// (src/platform) only for a process the helper said nothing about. See
+// docs/policy.md "Identity".
+import { realpathSync } from "node:fs";
+import { hostProcessFacts, type HostProcessFacts } from "../platform/index.ts";
 
 export type AppIdentity = {
   pid: number | null;
   /** Canonical executable path (symlinks resolved), null when unknown. */
   executable: string | null;
-  /** True when the kernel reports the executable as deleted (replaced on disk). */
+  /** True when the executable was deleted or replaced on disk since the process started. */
   executableDeleted?: boolean;
-  /** Display name reported by the helper (WM_CLASS / AT-SPI / bundle name). */
+  /** Display name reported by the helper (window class, accessible application or bundle name). */
   name: string;
   /** Desktop id (Linux), bundle id (macOS) or AppUserModelID (Windows). */
   desktopId: string | null;
+  /** The helper's bundle id (macOS bundle id, Windows package family name, Linux sandboxed app id), matched like desktopId. */
+  bundleId?: string | null;
   /** The accessible application's name, when the tree was read. */
   accessibleName?: string | null;
-  /** Linux /proc/PID/comm: basename the process was exec'd as (15 chars max). */
+  /** The process name the OS recorded at exec (Linux: 15 characters at most). */
   comm?: string | null;
 };
 
@@ -27,49 +31,16 @@ export type ReportedApp = {
   name: string;
   executable: string | null;
   desktop_id: string | null;
+  /** Absent: the helper said nothing of the process's identity (an app it did not list). */
+  process_name?: string | null;
+  executable_deleted?: boolean;
+  bundle_id?: string | null;
 };
 
-export type ProcOptions = {
-  /** Root of procfs; tests point it elsewhere. Default "/proc". */
-  procRoot?: string;
-  /** Default process.platform; /proc is read only on "linux". */
-  platform?: NodeJS.Platform;
+export type IdentityOptions = {
+  /** What the host says of a process the helper said nothing about. Default: src/platform's reader for this host. */
+  host?: HostProcessFacts;
 };
-
-const DELETED = " (deleted)";
-
-function procExe(pid: number, procRoot: string): { path: string; deleted: boolean } | null {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
-  try {
-    const link = readlinkSync(`${procRoot}/${pid}/exe`);
-    if (link.endsWith(DELETED)) return { path: link.slice(0, -DELETED.length), deleted: true };
-    return { path: link, deleted: false };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Canonical executable of a live process: the /proc/PID/exe link on Linux
- * (the kernel's record, already symlink-free), null elsewhere or when the
- * process is gone or not ours to inspect.
- */
-export function canonicalExecutable(pid: number, opts: ProcOptions = {}): string | null {
-  if ((opts.platform ?? process.platform) !== "linux") return null;
-  return procExe(pid, opts.procRoot ?? "/proc")?.path ?? null;
-}
-
-/** Linux /proc/PID/comm (trimmed), null elsewhere or when unreadable. */
-export function processComm(pid: number, opts: ProcOptions = {}): string | null {
-  if ((opts.platform ?? process.platform) !== "linux") return null;
-  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
-  try {
-    const comm = readFileSync(`${opts.procRoot ?? "/proc"}/${pid}/comm`, "utf8").replace(/\n$/, "");
-    return comm || null;
-  } catch {
-    return null;
-  }
-}
 
 /** `path` with every symlink resolved, or null when it does not exist. */
 export function canonicalPath(path: string): string | null {
@@ -81,52 +52,31 @@ export function canonicalPath(path: string): string | null {
 }
 
 /**
- * Identity of a live local process by pid alone (what `--app pid:N` must
- * resolve to): executable and comm come from the kernel; `name` falls back to
- * comm, then to the executable's basename.
+ * Identity of an app a helper reported. The helper's executable (canonical
+ * already; resolved once more with realpath when it exists here), process
+ * name, deleted flag and bundle id. When the helper said nothing of the
+ * process (no process_name and no executable_deleted: a window whose owner it
+ * did not list), the host fills in what it can read (src/platform): the
+ * executable when the helper had none, whether it was replaced on disk, the
+ * process name.
  */
-export function identityFromPid(
-  pid: number,
-  extra: { name?: string; desktopId?: string | null; accessibleName?: string | null } = {},
-  opts: ProcOptions = {},
-): AppIdentity {
-  const linux = (opts.platform ?? process.platform) === "linux";
-  const exe = linux ? procExe(pid, opts.procRoot ?? "/proc") : null;
-  const comm = processComm(pid, opts);
-  return {
-    pid,
-    executable: exe?.path ?? null,
-    ...(exe?.deleted ? { executableDeleted: true } : {}),
-    name: extra.name ?? comm ?? (exe ? basename(exe.path) : ""),
-    desktopId: extra.desktopId ?? null,
-    accessibleName: extra.accessibleName ?? null,
-    comm,
-  };
-}
-
-/**
- * Identity of an app a helper reported. On Linux the orchestrator re-reads
- * /proc/PID/exe and /proc/PID/comm itself and prefers them to the helper's
- * strings; elsewhere the helper's executable is canonicalised with realpath
- * when it exists locally.
- */
-export function identityFromWireApp(
-  app: ReportedApp,
-  extra: { accessibleName?: string | null } = {},
-  opts: ProcOptions = {},
-): AppIdentity {
-  const linux = (opts.platform ?? process.platform) === "linux";
-  const exe = linux ? procExe(app.pid, opts.procRoot ?? "/proc") : null;
-  let executable = exe?.path ?? null;
-  if (!executable && app.executable) executable = canonicalPath(app.executable) ?? app.executable;
+export function identityFromWireApp(app: ReportedApp, extra: { accessibleName?: string | null } = {}, opts: IdentityOptions = {}): AppIdentity {
+  const unreported = app.process_name === undefined && app.executable_deleted === undefined;
+  const host = unreported ? (opts.host ?? hostProcessFacts()) : null;
+  const hostExe = host ? host.executable(app.pid) : null;
+  const reported = app.executable ?? hostExe?.path ?? null;
+  const executable = reported !== null ? (canonicalPath(reported) ?? reported) : null;
+  const deleted = app.executable_deleted === true || hostExe?.deleted === true;
+  const comm = app.process_name ?? host?.processName(app.pid) ?? null;
   return {
     pid: app.pid,
     executable,
-    ...(exe?.deleted ? { executableDeleted: true } : {}),
+    ...(deleted ? { executableDeleted: true } : {}),
     name: app.name,
     desktopId: app.desktop_id,
+    bundleId: app.bundle_id ?? null,
     accessibleName: extra.accessibleName ?? null,
-    comm: processComm(app.pid, opts),
+    comm,
   };
 }
 
@@ -137,6 +87,8 @@ export type IdentityKeys = {
   comm: string | null;
   /** Desktop / bundle id, lowercased, without ".desktop". */
   desktopId: string | null;
+  /** The helper's bundle id, lowercased, when it differs from desktopId (matched the same way). */
+  bundleId?: string | null;
   names: string[];
 };
 
@@ -158,16 +110,19 @@ export function identityKeys(identity: AppIdentity): IdentityKeys {
   const names = [identity.name, identity.accessibleName]
     .filter((n): n is string => typeof n === "string" && n.trim() !== "")
     .map((n) => n.trim().toLowerCase());
+  const desktopId = identity.desktopId ? normalizeDesktopId(identity.desktopId) || null : null;
+  const bundleId = identity.bundleId ? normalizeDesktopId(identity.bundleId) || null : null;
   return {
     executable: identity.executable ? normalizeExecutableName(pathBasename(identity.executable)) || null : null,
     comm: identity.comm ? identity.comm.trim().toLowerCase() || null : null,
-    desktopId: identity.desktopId ? normalizeDesktopId(identity.desktopId) || null : null,
+    desktopId,
+    ...(bundleId && bundleId !== desktopId ? { bundleId } : {}),
     names: [...new Set(names)],
   };
 }
 
 /** Short human label for messages (no window titles, no values). */
 export function describeIdentity(identity: AppIdentity): string {
-  const label = identity.desktopId || (identity.executable ? pathBasename(identity.executable) : "") || identity.name || "app";
+  const label = identity.desktopId || identity.bundleId || (identity.executable ? pathBasename(identity.executable) : "") || identity.name || "app";
   return identity.pid != null ? `${label} (pid ${identity.pid})` : label;
 }

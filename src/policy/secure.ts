@@ -6,14 +6,12 @@ import { DeckhandError } from "../protocol/errors.ts";
 export const SECURE_REFUSED_ACTIONS = Object.freeze(["set_value", "type_text", "select_text", "press_key", "hotkey"] as const);
 export type SecureRefusedAction = (typeof SECURE_REFUSED_ACTIONS)[number];
 
-export type SecureTarget = { role: string; secure: boolean };
+/** `role` and `states` are neutral (src/wire/vocabulary.ts). */
+export type SecureTarget = { role: string; secure: boolean; states?: readonly string[] };
 
-// AT-SPI "password text", AX "AXSecureTextField", UIA "password" / IsPassword.
-const SECURE_ROLE = /password|secure[\s_-]?text/i;
-
-/** Whether an element is a secure field: the helper's flag, or a password role as a backstop. */
+/** Whether an element is a secure field: the helper's flag, or (a backstop) the neutral secure role or state. */
 export function isSecureElement(element: SecureTarget): boolean {
-  return element.secure === true || SECURE_ROLE.test(element.role);
+  return element.secure === true || element.role === "secure_text_field" || (element.states?.includes("secure") ?? false);
 }
 
 /** Normalise CLI spellings ("set-value") to action names ("set_value"). */

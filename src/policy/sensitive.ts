@@ -5,6 +5,7 @@
 // sensitive word, reached by any route that can activate it.
 import { keysymOf, normalizeKey, parseChord, parseKey, parseKeys, splitChord as parseSplit } from "../protocol/keys.ts";
 import type { Step } from "../protocol/program.ts";
+import { DIALOG_ROLES, TEXT_ROLES, type ActionName, type Role } from "../wire/vocabulary.ts";
 
 export type SensitiveActionKind = "click" | "secondary" | "hotkey" | "press_key" | "set_clipboard" | "quit" | "type_text" | "hold_key" | "drag";
 
@@ -208,13 +209,14 @@ export type SensitiveRoute =
   /** A chord that closes an app or window. */
   | "closing-chord";
 
-/** A control as the decision sees it: a snapshot element, a live tree node, a hit-tested node. */
+/** A control as the decision sees it: a snapshot element, a live tree node, a hit-tested node. Neutral words only (src/wire/vocabulary.ts). */
 export interface Control {
-  role: string;
+  role: Role;
   name: string;
-  /** AT-SPI states (focused, focusable, is-default...); empty when not read (snapshot elements). */
+  /** Neutral states (focused, focusable, default...); empty when not read (snapshot elements). */
   states: readonly string[];
-  actions?: readonly string[];
+  /** Neutral action names. */
+  actions?: readonly ActionName[];
   /** The snapshot's element index when the control is one (-1 or null otherwise). */
   index?: number | null;
 }
@@ -222,11 +224,11 @@ export interface Control {
 /** A window's controls, for the routes that activate a control other than the one acted on. */
 export interface Scene {
   title: string;
-  /** The window root's role ("frame", "dialog", "alert"...), null when unknown. */
-  role: string | null;
+  /** The window root's neutral role ("window", "dialog"...), null when unknown. */
+  role: Role | null;
   controls: readonly Control[];
   /**
-   * true: read live with every node's states, so a button's is-default state
+   * true: read live with every node's states, so a button's default state
    * can be trusted. false (snapshot elements): no default state was read, and
    * every sensitive button of the window counts as possibly the default.
    */
@@ -266,6 +268,12 @@ export interface StepFacts {
   focusIfActivated?: Focus | null;
   /** Point clicks and drags sent as input. */
   pointer?: readonly PointerFact[];
+  /**
+   * perform-secondary-action: the platform's name of the action the step's
+   * name resolved to (the caller may name it neutrally, e.g. "other"): its
+   * words are judged too.
+   */
+  nativeAction?: string | null;
 }
 
 export interface StepDecision {
@@ -289,10 +297,11 @@ const MOVER_KEYSYMS = new Set([
   0xff9d, 0xffc3, 0xffc7, 0xff1b, 0xff67,
 ]);
 
-const BUTTON_ROLES = /^(push button|button|push button menu)$/;
-const TEXT_ROLES = /^(text|entry|password text|spin button|editbar|search box|terminal|paragraph)$/;
-const DIALOG_ROLES = /^(dialog|alert|file chooser|color chooser|font chooser)$/;
-const WEB_ROLES = /^(document web|document frame|form)$/;
+/** Buttons a window's default (Return) may press. */
+const BUTTON_ROLES: readonly Role[] = ["button"];
+/** Content where Return submits a form: a web page (or any document). */
+const DOCUMENT_ROLES: readonly Role[] = ["document"];
+const isButton = (c: Control) => BUTTON_ROLES.includes(c.role);
 
 const clip = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const label = (c: Control) => JSON.stringify(clip(c.name || c.role));
@@ -306,24 +315,24 @@ export function controlSensitivity(name: string | null | undefined): string | nu
 
 /** Text fields: their activation (Return, their Activate action) presses the window's default button. */
 export function isTextLike(c: Control): boolean {
-  return TEXT_ROLES.test(c.role) || c.states.includes("editable");
+  return TEXT_ROLES.includes(c.role) || c.states.includes("editable");
 }
 
 /**
  * The window's sensitive default button, or null. Read live, a button with
- * the is-default state is the default. When no button says so and the window
+ * the default state is the default. When no button says so and the window
  * is a dialog (or web content, where Return submits the form), or when the
  * states were not read at all (snapshot elements), every sensitive button of
  * the window counts: it may be the default.
  */
 export function sensitiveDefault(scene: Scene | null | undefined): Control | null {
   if (!scene) return null;
-  const buttons = scene.controls.filter((c) => BUTTON_ROLES.test(c.role));
+  const buttons = scene.controls.filter(isButton);
   const sensitive = (c: Control) => controlSensitivity(c.name) !== null;
   if (scene.statesKnown) {
-    const defaults = buttons.filter((b) => b.states.includes("is-default") || b.states.includes("is default") || b.states.includes("default"));
+    const defaults = buttons.filter((b) => b.states.includes("default"));
     if (defaults.length) return defaults.find(sensitive) ?? null;
-    const dialogLike = (scene.role !== null && DIALOG_ROLES.test(scene.role)) || scene.controls.some((c) => WEB_ROLES.test(c.role));
+    const dialogLike = (scene.role !== null && DIALOG_ROLES.includes(scene.role)) || scene.controls.some((c) => DOCUMENT_ROLES.includes(c.role));
     if (!dialogLike) return null;
   }
   return buttons.find(sensitive) ?? null;
@@ -438,7 +447,7 @@ function keyboardDecision(kind: SensitiveActionKind, keys: string[] | undefined,
   for (const e of events) {
     const m = mnemonicOf(e);
     if (m) {
-      const target = scene?.controls.find((c) => BUTTON_ROLES.test(c.role) && controlSensitivity(c.name) !== null && c.name.toLowerCase().includes(m)) ?? null;
+      const target = scene?.controls.find((c) => isButton(c) && controlSensitivity(c.name) !== null && c.name.toLowerCase().includes(m)) ?? null;
       if (target) return out("mnemonic", `${keyLabel(e)} may press ${label(target)} by its mnemonic${where} (${controlSensitivity(target.name)})`, target);
     }
     const ret = isReturn(e);
@@ -491,7 +500,11 @@ export function decideStep(step: Step, facts: StepFacts = {}): StepDecision | nu
     case "perform-secondary-action": {
       const kind: SensitiveActionKind = step.action === "click" ? "click" : "secondary";
       if (el) {
-        const v = sensitivity({ kind, elementName: el.name, actionName: step.action === "perform-secondary-action" ? step.name : null });
+        const secondary = step.action === "perform-secondary-action";
+        // The action as the caller named it and as the platform names it: either may carry the word.
+        const v = [secondary ? step.name : null, secondary ? (facts.nativeAction ?? null) : null]
+          .map((actionName) => sensitivity({ kind, elementName: el.name, actionName }))
+          .find((x) => x.sensitive) ?? { sensitive: false, reason: "" };
         const route: SensitiveRoute = el.index === undefined || el.index === null || el.index >= 0 ? "element" : "point";
         if (v.sensitive) return { kind, route, reason: v.reason, control: el };
         if (isTextLike(el)) {

@@ -16,7 +16,7 @@ import type { Plan } from "./plan.ts";
 const TREE_LIMITS = { max_depth: 64, max_children: 1000, max_nodes: 5000 } as const;
 
 function controlOfNode(n: WireNode): Control {
-  return { role: n.role, name: n.name, states: n.states, actions: n.actions, index: null };
+  return { role: n.role, name: n.name, states: n.states, actions: [...new Set(n.actions.map((a) => a.name))], index: null };
 }
 
 function controlOfElement(e: Element): Control {
@@ -29,7 +29,7 @@ async function windowNodes(engine: Engine, app: ResolvedApp, windowId: number): 
   return result.nodes;
 }
 
-/** A window read live: every node with its states (is-default included). */
+/** A window read live: every node with its states (the default button's included). */
 export async function liveScene(engine: Engine, app: ResolvedApp, windowId: number): Promise<Scene> {
   // An app without a tree has no controls to read: nothing is asked of it,
   // and the decision rests on the policy's app and title rules alone
@@ -64,6 +64,8 @@ export interface ActivationContext {
 export async function activationFacts(engine: Engine, ctx: ActivationContext): Promise<StepFacts> {
   const { app, step, plan, element, snapshot, windowId } = ctx;
   const facts: StepFacts = {};
+  // The action a secondary step runs, by the platform's name: the decision reads its words too.
+  if (plan.kind === "element" && plan.action === "secondary" && plan.actionName !== undefined) facts.nativeAction = plan.actionName;
   if (element) {
     const el = controlOfElement(element);
     const wantsScene = (step.action === "press-key" && stepNeedsFocus(step)) || ((step.action === "click" || step.action === "perform-secondary-action") && stepActivatesElement(step) && isTextLike(el));

@@ -3,7 +3,7 @@
 // receipts, and one final observation.
 import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
-import type { Element, Snapshot } from "../session/snapshot.ts";
+import { isSecureNode, type Element, type Snapshot } from "../session/snapshot.ts";
 import type { Delivery, Receipt, Route, WireLocator, WireNode, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
 import { auditAppId } from "../engine/safety.ts";
@@ -116,7 +116,13 @@ function cancellableSleep(ms: number, signal: AbortSignal | undefined, what: str
 const NO_CLEANUP: Receipt["cleanup"] = { keys_released: true, buttons_released: true, pointer_restored: null };
 
 function toLocator(el: Element): WireLocator {
-  return { path: el.locator.path, role: el.locator.role, name: el.locator.name, identifier: el.locator.identifier };
+  return { path: el.locator.path, role: el.locator.role, native_role: el.locator.nativeRole, name: el.locator.name, identifier: el.locator.identifier };
+}
+
+/** Whether a node is the element of a locator: its native role (or, when none was recorded, its neutral one) and name. */
+function isLocated(n: WireNode, locator: Element["locator"]): boolean {
+  const sameRole = locator.nativeRole !== "" ? n.native_role === locator.nativeRole : n.role === locator.role;
+  return sameRole && n.name === locator.name;
 }
 
 function failReceipt(index: number, step: Step, err: unknown, elementIndex: number | null): StepReceipt {
@@ -189,7 +195,7 @@ export async function runProgram(
         if (i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
         element = lookupElement(snapshot!, elementIndex);
       }
-      const plan = await planStep(engine, step, element, app);
+      const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined);
       for (const cap of capabilityFor(plan)) engine.requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
@@ -389,11 +395,12 @@ async function setValueByTyping(engine: Engine, el: Element, text: string, base:
   // The keys go where focus is: it must be this element, and not secure.
   // Browsers move accessibility focus a little after the call returns: poll
   // (bounded), stopping at once on a secure field.
-  const isTarget = (n: WireNode | null) => n !== null && !n.secure && n.role === el.locator.role && n.name === el.locator.name;
-  const f = await pollFocused(engine, app, (n) => isTarget(n) || n?.secure === true);
-  if (!f || f.secure || !isTarget(f)) {
-    throw new DeckhandError(f?.secure ? "POLICY_DENIED" : "ACTION_FAILED", f?.secure ? "focus is on a secure field: no keys sent" : "focusing the element did not move keyboard focus to it: no keys sent", {
-      details: { ...notSent, reason: f?.secure ? "secure-field-focused" : "focus-elsewhere" },
+  const isTarget = (n: WireNode | null) => n !== null && !isSecureNode(n) && isLocated(n, el.locator);
+  const f = await pollFocused(engine, app, (n) => isTarget(n) || (n !== null && isSecureNode(n)));
+  const fSecure = f !== null && isSecureNode(f);
+  if (!f || fSecure || !isTarget(f)) {
+    throw new DeckhandError(fSecure ? "POLICY_DENIED" : "ACTION_FAILED", fSecure ? "focus is on a secure field: no keys sent" : "focusing the element did not move keyboard focus to it: no keys sent", {
+      details: { ...notSent, reason: fSecure ? "secure-field-focused" : "focus-elsewhere" },
     });
   }
   const reply = await supervisor.request("input", {

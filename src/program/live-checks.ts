@@ -7,6 +7,7 @@ import { appWindows, type ResolvedApp } from "../engine/resolve.ts";
 import { parseChord } from "../protocol/keys.ts";
 import { isSecureNode, rememberedSecure, windowKeyOf } from "../session/snapshot.ts";
 import type { WireNode } from "../wire/messages.ts";
+import type { Role } from "../wire/vocabulary.ts";
 
 /** Chords that paste the clipboard into the focused control. */
 const PASTE_CHORDS: readonly (readonly string[])[] = [
@@ -65,7 +66,7 @@ async function focusedInTrees(engine: Engine, app: ResolvedApp, ids: number[]): 
   return { windowId: null, node: null };
 }
 
-/** Whether a focused node is a secure field: the helper's flag, a password role, or a field seen secure earlier in its window. */
+/** Whether a focused node is a secure field: the helper's flag, the secure role or state, or a field seen secure earlier in its window. */
 export function focusedIsSecure(engine: Engine, app: ResolvedApp, f: FocusedNode): boolean {
   if (!f.node) return false;
   if (isSecureNode(f.node)) return true;
@@ -113,9 +114,13 @@ export async function checkBrowserUrl(engine: Engine, app: ResolvedApp, windowId
   safety.checkUrl(app, url);
 }
 
+/** Roles an address bar has. */
+const URL_FIELD_ROLES: readonly Role[] = ["text_field", "combo_box"];
+
 /** The page URL a browser's tree shows (its address bar's value), or null. */
 export function pageUrl(nodes: readonly WireNode[]): string | null {
   const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
-  const node = nodes.find((n) => !n.secure && n.value && urlLike.test(n.value) && /entry|text|combo/.test(n.role)) ?? nodes.find((n) => !n.secure && n.value && urlLike.test(n.value));
+  const readable = (n: WireNode) => !isSecureNode(n) && !!n.value && urlLike.test(n.value);
+  const node = nodes.find((n) => readable(n) && URL_FIELD_ROLES.includes(n.role)) ?? nodes.find(readable);
   return node?.value ?? null;
 }

@@ -2,8 +2,9 @@
 // is sent, so that a refusal sends nothing.
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
-import { isSecureNode, rememberedSecure, windowKeyOf, type Element } from "../session/snapshot.ts";
+import { elementOf, isSecureNode, locatorKindOf, rememberedSecure, resolveNativeAction, windowKeyOf, type Element } from "../session/snapshot.ts";
 import type { InputStep, WireNode } from "../wire/messages.ts";
+import { PRESS_ACTIONS, PRESS_ROLES, type NodeAction } from "../wire/vocabulary.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
@@ -18,6 +19,7 @@ export type Plan =
       text?: string;
       start?: number;
       end?: number;
+      /** secondary: the native name of the advertised action (element_action's action_name). */
       actionName?: string;
       /** Input that follows, e.g. a key pressed once the element has focus. */
       then?: InputStep[];
@@ -40,7 +42,11 @@ export type Plan =
 const DRAG_STEP_MS = 15;
 const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
 
-export async function planStep(engine: Engine, step: Step, element: Element | null, app: ResolvedApp): Promise<Plan> {
+/**
+ * `actionPairs`: the snapshot's pairing of the element's actions (see
+ * Snapshot.actionPairs), for a secondary action named neutrally.
+ */
+export async function planStep(engine: Engine, step: Step, element: Element | null, app: ResolvedApp, actionPairs?: readonly NodeAction[]): Promise<Plan> {
   switch (step.action) {
     case "click":
       if (element) return { kind: "element", action: "click", element };
@@ -101,13 +107,16 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
       return { kind: "element", action: "select_text", element: element!, start: step.start, end: step.end };
     case "focus":
       return { kind: "element", action: "focus", element: element! };
-    case "perform-secondary-action":
-      if (!element!.actions.includes(step.name)) {
+    case "perform-secondary-action": {
+      // Named by its neutral name ("expand") or the platform's; the helper is sent the platform's.
+      const native = resolveNativeAction(element!, step.name, actionPairs);
+      if (native === null) {
         throw new DeckhandError("ACTION_UNSUPPORTED", `element ${element!.index} does not advertise action ${JSON.stringify(step.name)}`, {
           details: { elementIndex: element!.index, available: element!.actions.join(",") },
         });
       }
-      return { kind: "element", action: "secondary", element: element!, actionName: step.name };
+      return { kind: "element", action: "secondary", element: element!, actionName: native };
+    }
     case "wait":
       return { kind: "wait", ms: step.ms };
     case "move": {
@@ -163,20 +172,8 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
   }
   if (button === "middle") refuseSecureNode(engine, app, result.window_id, result.node, "a middle-button click");
   const n = result.node;
-  if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n.role, n.actions) && result.window_id !== null) {
-    const element: Element = {
-      index: -1,
-      role: n.role,
-      title: n.name,
-      value: null,
-      label: n.description,
-      enabled: true,
-      focused: false,
-      secure: n.secure,
-      bounds: n.bounds,
-      actions: n.actions,
-      locator: { kind: "atspi-path", path: n.path, role: n.role, identifier: n.identifier, name: n.name },
-    };
+  if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n) && result.window_id !== null) {
+    const element = elementOf(n, -1, locatorKindOf(hello.helper.platform));
     return { kind: "element", action: "click", element, hitWindow: result.window_id };
   }
   return input;
@@ -224,14 +221,14 @@ function holdingModifiers(modifiers: string[] | undefined, steps: InputStep[]): 
 }
 
 /**
- * Controls whose default action is what a left click does. A click into a
- * text field or a canvas also moves focus and the caret, which no default
- * action does: those stay foreground input.
+ * Controls whose primary action is what a left click does (vocabulary
+ * PRESS_ROLES, first advertised action one of PRESS_ACTIONS). A click into a
+ * text field or a canvas also moves focus and the caret, which no action
+ * does: those stay foreground input.
  */
-const PRESS_ROLES = /^(push button|button|toggle button|check box|radio button|menu item|check menu item|radio menu item|menu|link|page tab|combo box|spin button)$/;
-const PRESS_ACTIONS = new Set(["click", "press", "activate", "toggle", "jump", "open"]);
-function pressLike(role: string, actions: string[]): boolean {
-  return PRESS_ROLES.test(role) && actions.length > 0 && PRESS_ACTIONS.has(actions[0]!.toLowerCase());
+export function pressLike(n: Pick<WireNode, "role" | "actions">): boolean {
+  const first = n.actions[0];
+  return PRESS_ROLES.includes(n.role) && first !== undefined && PRESS_ACTIONS.includes(first.name);
 }
 
 export function capabilityFor(plan: Plan): string[] {

@@ -1,19 +1,32 @@
 // Turning a helper's flat node list into an immutable snapshot: sparse
 // element indices, a locator per element, and compact numbered tree text.
+// Everything decided here reads the neutral vocabulary (src/wire/vocabulary.ts);
+// the platform's own words (native role, native action names) are carried
+// along for display and for the helper, never decided on.
 import { randomBytes } from "node:crypto";
-import type { Rect, WireNode } from "../wire/messages.ts";
+import type { Hello, Rect, WireNode } from "../wire/messages.ts";
+import type { ActionName, NodeAction, Role } from "../wire/vocabulary.ts";
+
+/** How an element is found again: a child-index path, by platform. */
+export type LocatorKind = "atspi-path" | "ax-path" | "uia-path" | "scripted-path";
 
 export interface Locator {
-  kind: "atspi-path" | "ax-path" | "uia-path" | "scripted-path";
+  kind: LocatorKind;
   path: number[];
-  role: string;
+  /** Neutral role the element had when observed. */
+  role: Role;
+  /** The platform's role it had ("" when the helper gave none): the helper re-checks this one when non-empty. */
+  nativeRole: string;
   identifier: string;
   name: string;
 }
 
 export interface Element {
   index: number;
-  role: string;
+  /** Neutral role (src/wire/vocabulary.ts ROLES). */
+  role: Role;
+  /** The platform's role name: shown, never decided on. */
+  nativeRole: string;
   title: string;
   value: string | null;
   label: string;
@@ -21,8 +34,25 @@ export interface Element {
   focused: boolean;
   secure: boolean;
   bounds: Rect | null;
-  actions: string[];
+  /** Neutral names of the advertised actions, de-duplicated, in the platform's order. */
+  actions: ActionName[];
+  /** The platform's names of the advertised actions, in the node's order (one per advertised action). */
+  nativeActions: string[];
   locator: Locator;
+}
+
+/** The locator kind of a helper platform (hello.helper.platform). */
+export function locatorKindOf(platform: Hello["helper"]["platform"]): LocatorKind {
+  switch (platform) {
+    case "linux":
+      return "atspi-path";
+    case "macos":
+      return "ax-path";
+    case "windows":
+      return "uia-path";
+    default:
+      return "scripted-path";
+  }
 }
 
 export interface ScreenshotInfo {
@@ -42,6 +72,10 @@ export interface SnapshotApp {
   name: string;
   executable: string | null;
   desktopId: string | null;
+  /** The helper's process identity (WireApp process_name, executable_deleted, bundle_id); absent when it said nothing. */
+  processName?: string | null;
+  executableDeleted?: boolean;
+  bundleId?: string | null;
 }
 
 export interface SnapshotWindow {
@@ -63,6 +97,13 @@ export interface Snapshot {
   truncated: boolean;
   elements: Element[];
   screenshot: ScreenshotInfo | null;
+  /**
+   * Not part of any result: for the elements whose de-duplicated neutral
+   * actions no longer line up with nativeActions (two natives with one
+   * neutral name), each advertised action as the helper paired it, by
+   * element index. Resolves a neutral action name to the native one.
+   */
+  actionPairs?: Record<string, NodeAction[]>;
 }
 
 const ID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghijkmnopqrstuvwxyz";
@@ -92,12 +133,12 @@ export interface SecureLocator {
   identifier: string;
 }
 
-// AT-SPI "password text", AX "AXSecureTextField", UIA "password": a backstop for a helper's flag.
-const SECURE_ROLE = /password|secure[\s_-]?text/i;
-
-/** Whether a node is a secure field: the helper's flag, or a password role. */
-export function isSecureNode(n: { secure: boolean; role: string }): boolean {
-  return n.secure === true || SECURE_ROLE.test(n.role);
+/**
+ * Whether a node is a secure field: the helper's flag, or (a backstop for
+ * it) the neutral secure role or state.
+ */
+export function isSecureNode(n: { secure: boolean; role: string; states?: readonly string[] }): boolean {
+  return n.secure === true || n.role === "secure_text_field" || (n.states?.includes("secure") ?? false);
 }
 
 export function sameLocator(a: SecureLocator, b: SecureLocator): boolean {
@@ -130,17 +171,59 @@ export function stripUrlQuery(value: string): string {
   return value.replace(/[?#].*$/s, "");
 }
 
-// Roles that only group other nodes: they get no element index of their own
-// unless they carry a name, a value or an action.
-const STRUCTURAL = new Set(["filler", "panel", "scroll pane", "viewport", "layered pane", "split pane", "section", "unknown", "redundant object", "invalid"]);
-
+// "container" (the structural role) only groups other nodes: no element
+// index of its own unless it carries a value, an action or focus; its name
+// alone does not make it one.
 function isElement(n: WireNode): boolean {
   if (n.actions.length > 0) return true;
-  if (n.secure) return true;
+  if (isSecureNode(n)) return true;
   if (n.value !== null && n.value !== "") return true;
   if (n.states.includes("focusable") || n.states.includes("editable")) return true;
-  if (STRUCTURAL.has(n.role)) return false;
+  if (n.role === "container") return false;
   return n.name !== "";
+}
+
+/** Neutral action names, de-duplicated, first occurrence first. */
+function neutralActions(actions: readonly NodeAction[]): ActionName[] {
+  return [...new Set(actions.map((a) => a.name))];
+}
+
+/** An element of a node (`index`: its pre-order number; -1 for a node outside any snapshot, e.g. a hit test's). */
+export function elementOf(n: WireNode, index: number, kind: LocatorKind): Element {
+  const secure = isSecureNode(n);
+  return {
+    index,
+    role: n.role,
+    nativeRole: n.native_role,
+    title: n.name,
+    value: secure || n.value === null ? null : stripUrlQuery(n.value),
+    label: n.description,
+    enabled: n.states.includes("enabled"),
+    focused: n.states.includes("focused"),
+    secure,
+    bounds: n.bounds,
+    actions: neutralActions(n.actions),
+    nativeActions: n.actions.map((a) => a.native),
+    locator: { kind, path: n.path, role: n.role, nativeRole: n.native_role, identifier: n.identifier, name: n.name },
+  };
+}
+
+/**
+ * The native name to invoke for an action the caller named: by its native
+ * name (exact, else the one native equal to it ignoring case), or by its
+ * neutral one; null when the element advertises no such action, or when a
+ * neutral "other" names more than one.
+ * `pairs`: the snapshot's actionPairs entry for the element, if any.
+ */
+export function resolveNativeAction(element: Pick<Element, "actions" | "nativeActions">, name: string, pairs?: readonly NodeAction[]): string | null {
+  if (element.nativeActions.includes(name)) return name;
+  const folded = [...new Set(element.nativeActions.filter((n) => n.toLowerCase() === name.toLowerCase()))];
+  if (folded.length === 1) return folded[0]!;
+  const paired: readonly NodeAction[] =
+    pairs ?? (element.actions.length === element.nativeActions.length ? element.nativeActions.map((native, i) => ({ name: element.actions[i]!, native })) : []);
+  const matches = paired.filter((p) => p.name === name);
+  if (matches.length === 0 || (name === "other" && matches.length > 1)) return null;
+  return matches[0]!.native;
 }
 
 export interface TreeCaps {
@@ -159,42 +242,36 @@ export interface BuiltTree {
   elements: Element[];
   treeText: string;
   truncated: boolean;
+  /** See Snapshot.actionPairs. */
+  actionPairs: Record<string, NodeAction[]>;
 }
 
 /**
  * Nodes arrive in pre-order. Every node gets its pre-order number; only the
  * nodes worth acting on or reading become elements, so indices are sparse.
+ * The tree text shows neutral roles and states only.
  */
-export function buildTree(nodes: WireNode[], kind: Locator["kind"], caps: TreeCaps = DEFAULT_TREE_CAPS): BuiltTree {
+export function buildTree(nodes: WireNode[], kind: LocatorKind, caps: TreeCaps = DEFAULT_TREE_CAPS): BuiltTree {
   const elements: Element[] = [];
+  const actionPairs: Record<string, NodeAction[]> = {};
   const lines: string[] = [];
   let chars = 0;
   let truncated = false;
   nodes.forEach((n, i) => {
-    const value = n.secure ? null : n.value === null ? null : stripUrlQuery(n.value);
-    const element = isElement(n);
+    const element = isElement(n) ? elementOf(n, i, kind) : null;
     if (element) {
-      elements.push({
-        index: i,
-        role: n.role,
-        title: n.name,
-        value,
-        label: n.description,
-        enabled: n.states.includes("enabled") || n.states.includes("sensitive"),
-        focused: n.states.includes("focused"),
-        secure: n.secure,
-        bounds: n.bounds,
-        actions: n.actions,
-        locator: { kind, path: n.path, role: n.role, identifier: n.identifier, name: n.name },
-      });
+      elements.push(element);
+      if (element.actions.length !== element.nativeActions.length) actionPairs[String(i)] = n.actions.map((a) => ({ name: a.name, native: a.native }));
     }
     if (truncated) return;
+    const secure = isSecureNode(n);
+    const value = secure || n.value === null ? null : stripUrlQuery(n.value);
     const flags: string[] = [];
     if (n.states.includes("focused")) flags.push("focused");
     if (n.states.includes("checked")) flags.push("checked");
     if (n.states.includes("selected")) flags.push("selected");
-    if (!(n.states.includes("enabled") || n.states.includes("sensitive")) && element) flags.push("disabled");
-    if (n.secure) flags.push("secure");
+    if (!n.states.includes("enabled") && element) flags.push("disabled");
+    if (secure) flags.push("secure");
     let line = "  ".repeat(n.path.length) + (element ? `[${i}] ` : "") + n.role;
     if (n.name) line += " " + quote(n.name, caps.maxValueChars);
     if (value !== null && value !== "" && value !== n.name) line += " value=" + quote(value, caps.maxValueChars);
@@ -206,5 +283,5 @@ export function buildTree(nodes: WireNode[], kind: Locator["kind"], caps: TreeCa
     lines.push(line);
     chars += line.length + 1;
   });
-  return { elements, treeText: lines.join("\n"), truncated };
+  return { elements, treeText: lines.join("\n"), truncated, actionPairs };
 }

@@ -129,6 +129,8 @@ export class SnapshotStore {
     this.checkDirs();
     try {
       const s = JSON.parse(readFileSync(join(this.snapshotsDir, `${snapshotId}.json`), "utf8")) as Snapshot;
+      // A record in an older format (before the neutral vocabulary) is not acted on: observe again.
+      if (!isCurrentFormat(s)) return null;
       this.memory.set(snapshotId, s);
       return s;
     } catch {
@@ -162,6 +164,11 @@ export class SnapshotStore {
       if (first) this.memory.delete(first);
     }
   }
+}
+
+/** Whether a stored record has this version's element shape (neutral role beside the native one). */
+function isCurrentFormat(s: Snapshot): boolean {
+  return Array.isArray(s?.elements) && s.elements.every((e) => typeof e?.nativeRole === "string" && Array.isArray(e.nativeActions) && typeof e.locator?.nativeRole === "string");
 }
 
 function stateDirError(dir: string, reason: "state-dir-symlink" | "state-dir-not-a-directory"): DeckhandError {

@@ -14,12 +14,12 @@ afterEach(async () => {
 });
 afterAll(cleanupSandboxes);
 
-/** A helper whose permission probe reports the accessibility bus as denied. */
+/** A helper whose permission probe reports accessibility (a neutral id) as denied. */
 class DenyingSupervisor extends Supervisor {
   override async request(...a: Parameters<Supervisor["request"]>): ReturnType<Supervisor["request"]> {
     if (a[0] === "permissions") {
       await this.start();
-      return { result: { checks: [{ id: "atspi_bus", status: "denied", detail: "bus off", remediation: "enable accessibility" }] } } as never;
+      return { result: { checks: [{ id: "accessibility", native_id: "bus", status: "denied", detail: "bus off", remediation: "enable accessibility" }] } } as never;
     }
     return await super.request(...a);
   }
@@ -100,7 +100,7 @@ describe("failure order around the permission gate and stdin (in-process)", () =
     const engine = engineWith(sb, "", {}, false, DenyingSupervisor);
     const stdin = stdinSpy();
     const env = await runCommand(engine, "set-value", { app: "no-such-app", elementIndex: 3, valueStdin: true }, { readStdin: stdin.readStdin }, log);
-    expect(env).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", details: { permission: "atspi_bus" } } });
+    expect(env).toMatchObject({ ok: false, error: { code: "PERMISSION_DENIED", details: { permission: "accessibility" } } });
     expect(stdin.calls).toBe(0);
     expect(sb.ops()).not.toContain("list_apps");
   });

@@ -115,3 +115,22 @@ describe("whole-screen screenshot redaction", () => {
     expect(pngs.map((f) => f.path)).toEqual([r.screenshot.path]);
   });
 });
+
+describe("identity comes from the helper's list_apps (wire 2.0)", () => {
+  it("the process name the helper reports decides like the executable: a terminal under another executable is denied", async () => {
+    const sb = sandbox();
+    // fixture-app's process is xterm as far as the OS is concerned (a wrapper's exe, the terminal's name).
+    sb.control({ processNames: { "4242": "xterm" } });
+    const e = expectError(await cli(sb, ["get-app-state", "--app", "fixture-app", "--no-screenshot"]), "get-app-state", "POLICY_DENIED");
+    expect(e.details).toMatchObject({ source: "builtin", matchedBy: "comm" });
+    expect(sb.ops()).not.toContain("get_tree");
+  });
+
+  it("an executable the helper reports replaced on disk: an allow entry by path no longer lifts the default deny", async () => {
+    const sb = sandbox();
+    const policy = policyFile(sb, 'default = "deny"\n[[allow]]\npath = "/usr/bin/fixture-app"\n');
+    expectOk(await cli(sb, ["get-app-state", "--app", "fixture-app", "--no-screenshot", "--policy", policy]), "get-app-state");
+    sb.control({ deletedExecutables: [4242] });
+    expectError(await cli(sb, ["get-app-state", "--app", "fixture-app", "--no-screenshot", "--policy", policy]), "get-app-state", "POLICY_DENIED");
+  });
+});

@@ -154,8 +154,8 @@ describe("once secure, secure for the snapshot's lifetime (show-password toggle)
     const r = await cli(sb, ["get-app-state", "--app", "fixture-app"]);
     const second = expectOk(r, "get-app-state");
     const pw = second.snapshot.elements.find((e: { title: string }) => e.title === "Password");
-    expect(pw).toMatchObject({ role: "text", secure: true, value: null });
-    expect(second.snapshot.treeText).toContain('text "Password" (secure)');
+    expect(pw).toMatchObject({ role: "text_field", secure: true, value: null });
+    expect(second.snapshot.treeText).toContain('text_field "Password" (secure)');
     expect(r.stdout).not.toContain("hunter2");
     for (const f of sb.stateFiles()) expect(f.data.includes("hunter2"), f.path).toBe(false);
     // The helper no longer sees it as secure: deckhand names its bounds to black out.

@@ -14,7 +14,7 @@ import { cleanupSandboxes, cli, expectError, expectOk, failedProgram, FIXTURE_WI
 afterAll(cleanupSandboxes);
 
 const fg = ["--allow-foreground"];
-const NAME = { path: [2], role: "text", name: "Name", identifier: "name-entry" };
+const NAME = { path: [2], role: "text_field", native_role: "text", name: "Name", identifier: "name-entry" };
 const setName = (value: string, extra: string[] = []) => ["set-value", "--app", "fixture-app", "--element-index", "3", "--value", value, ...extra];
 /** What the fallback and the accessibility route sent: element_action, focused_element and input, in order. */
 const sent = (sb: Sandbox) => sb.requests().filter((r) => ["element_action", "input", "focused_element"].includes(r.op));

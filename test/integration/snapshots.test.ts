@@ -45,7 +45,7 @@ describe("snapshots across processes", () => {
     expect(result).toMatchObject({ delivery: "submitted", route: "accessibility", snapshotId: state.snapshot.snapshotId, windowId: FIXTURE_WINDOW });
     const sent = actions(sb);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.args).toMatchObject({ action: "click", window_id: FIXTURE_WINDOW, locator: { path: [0], role: "push button", name: "OK", identifier: "ok-button" } });
+    expect(sent[0]!.args).toMatchObject({ action: "click", window_id: FIXTURE_WINDOW, locator: { path: [0], role: "button", native_role: "push button", name: "OK", identifier: "ok-button" } });
     // The two processes had two helpers.
     expect(new Set(sb.requests().map((q) => q.pid)).size).toBe(2);
   });
@@ -183,15 +183,39 @@ describe("refusals", () => {
     // and the helper refuses it before any OS call.
     const sent = actions(sb);
     expect(sent).toHaveLength(1);
-    expect((sent[0] as any).args.locator).toEqual({ path: [0], role: "push button", name: "OK", identifier: "ok-button" });
+    expect((sent[0] as any).args.locator).toEqual({ path: [0], role: "button", native_role: "push button", name: "OK", identifier: "ok-button" });
   });
 
   it("perform-secondary-action with an action the element does not advertise -> ACTION_UNSUPPORTED, nothing sent", async () => {
     const sb = await observedSandbox();
     const e = await refused(sb, ["perform-secondary-action", "--app", "fixture-app", "--element-index", "6", "--action", "explode"], "ACTION_UNSUPPORTED");
-    expect(e.details.available).toBe("click,toggle-extra");
+    // The neutral names the element advertises.
+    expect(e.details.available).toBe("press,other");
     const ok = await cli(sb, ["perform-secondary-action", "--app", "fixture-app", "--element-index", "6", "--action", "toggle-extra"]);
     expect(expectOk(ok, "perform-secondary-action").delivery).toBe("submitted");
+    expect(actions(sb).at(-1)!.args).toMatchObject({ action: "secondary", action_name: "toggle-extra" });
+  });
+
+  it("perform-secondary-action by a neutral name: the helper is sent the native name", async () => {
+    const sb = await observedSandbox();
+    expectOk(await cli(sb, ["perform-secondary-action", "--app", "fixture-app", "--element-index", "6", "--action", "other"]), "perform-secondary-action");
+    expectOk(await cli(sb, ["perform-secondary-action", "--app", "fixture-app", "--element-index", "6", "--action", "press"]), "perform-secondary-action");
+    expect(actions(sb).map((r) => (r.args as any).action_name)).toEqual(["toggle-extra", "click"]);
+  });
+
+  it("two natives with one neutral name: the first is sent; a native name is sent as named", async () => {
+    const sb = sandbox();
+    sb.control({ menuButton: true });
+    const state = await observeFixture(sb, ["--no-screenshot"]);
+    const tools = state.snapshot.elements.find((e: any) => e.title === "Tools");
+    expect(tools).toMatchObject({ role: "button", nativeRole: "push button", actions: ["press", "other"], nativeActions: ["click", "activate", "delete-all"] });
+    const run = (name: string) => cli(sb, ["perform-secondary-action", "--app", "fixture-app", "--element-index", String(tools.index), "--action", name]);
+    expectOk(await run("press"), "perform-secondary-action");
+    expectOk(await run("activate"), "perform-secondary-action");
+    expect(actions(sb).map((r) => (r.args as any).action_name)).toEqual(["click", "activate"]);
+    // "other" names delete-all: its native words are judged too (a sensitive word: confirm first, nothing sent).
+    expectError(await run("other"), "perform-secondary-action", "CONFIRM_REQUIRED");
+    expect(actions(sb)).toHaveLength(2);
   });
 });
 
@@ -204,7 +228,7 @@ describe("what is stored", () => {
     expect(url.value).toBe("https://example.com/a");
     const password = state.snapshot.elements.find((e: { title: string }) => e.title === "Password");
     expect(password).toMatchObject({ secure: true, value: null, index: 4 });
-    expect(state.snapshot.treeText).toContain('[4] password text "Password" (secure)');
+    expect(state.snapshot.treeText).toContain('[4] secure_text_field "Password" (secure)');
     expect(state.screenshot.path.startsWith(sb.stateDir)).toBe(true);
     expect(r.stdout).not.toContain("SECRETQUERY");
     expect(r.stdout).not.toContain("token=");

@@ -28,12 +28,12 @@ describe("supervision through the CLI", () => {
     await clean(sb, r);
   });
 
-  it("wrong major -> HELPER_INCOMPATIBLE naming both versions", async () => {
+  it("a 1.x helper (wrong major) -> HELPER_INCOMPATIBLE naming both versions", async () => {
     const sb = sandbox();
     const r = await cli(sb, ["get-app-state", "--app", "fixture-app"], { mode: "wrong-major" });
     const e = expectError(r, "get-app-state", "HELPER_INCOMPATIBLE");
-    expect(e.message).toMatch(/2\.0.*1\.2/);
-    expect(e.details).toMatchObject({ helperProtocol: "2.0", deckhandProtocol: "1.2" });
+    expect(e.message).toMatch(/1\.2.*2\.0/);
+    expect(e.details).toMatchObject({ helperProtocol: "1.2", deckhandProtocol: "2.0" });
   });
 
   it("crash once on get_tree -> get-app-state succeeds; two get_tree from two helpers", async () => {
@@ -108,6 +108,22 @@ describe("supervision through the CLI", () => {
     const r = await cli(sb, ["permissions"]);
     const result = expectOk(r, "permissions");
     expect(result.allGranted).toBe(true);
-    expect(result.checks.map((c: { id: string }) => c.id)).toEqual(["atspi_bus", "x_display"]);
+    // Neutral ids; the platform's own travel beside them.
+    expect(result.checks.map((c: { id: string }) => c.id)).toEqual(["accessibility", "display"]);
+    expect(result.checks.map((c: { native_id?: string }) => c.native_id)).toEqual(["scripted_tree", "scripted_display"]);
+  });
+
+  it("a denied gating permission (neutral id) stops observation: PERMISSION_DENIED naming it", async () => {
+    const sb = sandbox();
+    sb.control({ deniedPermission: "display" });
+    const e = expectError(await cli(sb, ["get-app-state", "--app", "fixture-app"]), "get-app-state", "PERMISSION_DENIED");
+    expect(e.details.permission).toBe("display");
+    expect(sb.ops()).not.toContain("get_tree");
+  });
+
+  it("a denied permission the orchestrator does not gate on is shown, not enforced", async () => {
+    const sb = sandbox();
+    sb.control({ deniedPermission: "screen_capture_fast" });
+    expectOk(await cli(sb, ["get-app-state", "--app", "fixture-app", "--no-screenshot"]), "get-app-state");
   });
 });

@@ -25,7 +25,7 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     get_tree: { pid: 4242, window_id: FIXTURE_WINDOW, max_depth: 8, max_children: 100, max_nodes: 100 },
     screenshot: { window_id: FIXTURE_WINDOW, path: join(sb.dir, "s.png"), redact_secure: true, redact: [] },
     hit_test: { x: 50, y: 60 },
-    element_action: { pid: 4242, window_id: FIXTURE_WINDOW, locator: { path: [0], role: "push button", name: "OK", identifier: "ok-button" }, action: "click", text: null, start: null, end: null, action_name: null },
+    element_action: { pid: 4242, window_id: FIXTURE_WINDOW, locator: { path: [0], role: "button", native_role: "push button", name: "OK", identifier: "ok-button" }, action: "click", text: null, start: null, end: null, action_name: null },
     input: { steps: [{ kind: "move", x: 1, y: 1 }], restore_pointer: true },
     watch_user_input: { enabled: false },
     set_accessibility: { enabled: true },

@@ -55,7 +55,7 @@ describeLive("accessibility flag off (a default desktop)", () => {
     for (const [pid, win] of [[fixture.pid, main], [factory.pid, factory.windows[0]]] as const) {
       const s = await ok(desktop, ["get-app-state", "--app", `pid:${pid}`, "--window-id", String(win), "--no-screenshot"], { stateDir: state });
       expect(s.snapshot.elementCount, `pid ${pid}`).toBeGreaterThan(10);
-      expect(s.snapshot.elements.some((e: any) => e.role === "push button")).toBe(true);
+      expect(s.snapshot.elements.some((e: any) => e.role === "button")).toBe(true);
     }
   });
 

@@ -26,7 +26,7 @@ describeLive("an app that exits during an action", () => {
     const main = String((fixture.events().find((e) => e.event === "ready") as any).windows.find((w: any) => w.title === "deckhand fixture").xid);
     const st = await deckhand(desktop, ["get-app-state", "--app", `pid:${fixture.pid}`, "--window-id", main, "--no-screenshot", "--json"], { stateDir: state });
     expect(st.envelope.ok, JSON.stringify(st.envelope.error)).toBe(true);
-    const ok = (st.envelope.result as any).snapshot.elements.find((e: any) => e.role === "push button" && e.title === "OK");
+    const ok = (st.envelope.result as any).snapshot.elements.find((e: any) => e.role === "button" && e.title === "OK");
     expect(ok).toBeDefined();
     const r = await deckhand(desktop, ["focus", "--app", `pid:${fixture.pid}`, "--element-index", String(ok.index), "--json"], { stateDir: state });
     expect(r.envelope.ok).toBe(false);

@@ -39,7 +39,7 @@ describeLive("cancel on the real desktop", () => {
     const ready = fixture.events().find((e) => e.event === "ready") as any;
     const windowId: number = ready.windows.find((w: any) => w.title === "deckhand fixture").xid;
     const st = await fg.ok("get-app-state", { app, windowId, noScreenshot: true });
-    await fg.ok("focus", { app, windowId, elementIndex: element(st, "text", "Name").index });
+    await fg.ok("focus", { app, windowId, elementIndex: element(st, "text_field", "Name").index });
     await fixture.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000);
     expect(await shiftDown(), "Shift is up before the hold").toBe(false);
 

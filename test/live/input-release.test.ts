@@ -32,7 +32,7 @@ describeLive("every input is released on every exit path (drag)", () => {
     const ready = fixture.events().find((e) => e.event === "ready") as any;
     windowId = ready.windows.find((w: any) => w.title === "deckhand fixture").xid;
     const st = await fg.ok("get-app-state", { app, windowId, noScreenshot: true });
-    canvas = element(st, "drawing area", "Canvas").bounds;
+    canvas = element(st, "other", "Canvas").bounds;
   }, 60_000);
 
   afterAll(async () => {

@@ -70,7 +70,7 @@ describeLive("one behaviour through every interface", () => {
     try {
       const app = `pid:${fixture.pid}`;
       const st = await s.ok("get-app-state", { app, windowId: mainWindow, noScreenshot: true });
-      await s.ok("set-value", { app, elementIndex: el(st, /^text$/, "Name").index, value: NAME });
+      await s.ok("set-value", { app, elementIndex: el(st, /^text_field$/, "Name").index, value: NAME });
       await s.ok("click", { app, elementIndex: el(st, /check/, "Subscribe").index });
       await s.ok("click", { app, elementIndex: el(st, /button/, "Submit").index });
       await fixture.waitFor((e) => e.event === "clicked" && e.control === "Submit", 5000);
@@ -104,7 +104,7 @@ describeLive("one behaviour through every interface", () => {
         const type = (text: string) => call("type", { text });
         let shot = await call("screenshot", {});
         expect(shot.image.map.windowId).toBe(mainWindow); // the adapter targets the main window
-        shot = await click(toImage(shot.image, centre(el(st, /^text$/, "Name"))));
+        shot = await click(toImage(shot.image, centre(el(st, /^text_field$/, "Name"))));
         expect(shot.receipt.steps[0].route).toBe("foreground_input"); // a click into a text field is a real click
         await fixture.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000);
         shot = await type(NAME);
@@ -129,7 +129,7 @@ describeLive("one behaviour through every interface", () => {
     const { fixture, mainWindow } = await freshFixture(desktop);
     const app = `pid:${fixture.pid}`;
     const st = await ok(desktop, ["get-app-state", "--app", app, "--window-id", String(mainWindow), "--no-screenshot"], { stateDir });
-    const canvas = el(st, /drawing/, "Canvas").bounds;
+    const canvas = el(st, /^other$/, "Canvas").bounds;
     const at = (fx: number, fy: number) => ({ x: canvas.x + Math.round(canvas.width * fx), y: canvas.y + Math.round(canvas.height * fy) });
     const motions = (mark: number) => fixture.events().slice(mark).filter((e: any) => e.event === "motion" && e.control === "Canvas") as any[];
     const anthropic = new AdapterServe(desktop, stateDir, ["--adapter", "anthropic", "--app", app, "--allow-foreground"]);
@@ -194,7 +194,7 @@ describeLive("one behaviour through every interface", () => {
         return r.structuredContent.result;
       };
       const st = await call("get_app_state", { app, windowId: mainWindow, noScreenshot: true });
-      await call("set_value", { app, elementIndex: el(st, /^text$/, "Name").index, value: NAME });
+      await call("set_value", { app, elementIndex: el(st, /^text_field$/, "Name").index, value: NAME });
       await call("click", { app, elementIndex: el(st, /check/, "Subscribe").index });
       await call("click", { app, elementIndex: el(st, /button/, "Submit").index });
       await fixture.waitFor((e) => e.event === "clicked" && e.control === "Submit", 5000);

@@ -29,7 +29,7 @@ function find(state: any, role: RegExp, title: string): any {
   return el;
 }
 const BUTTON = /button/;
-const ENTRY = /^text$|entry/;
+const ENTRY = /^text_(?:field|area)$/;
 
 function centre(el: any): [number, number] {
   return [el.bounds.x + Math.floor(el.bounds.width / 2), el.bounds.y + Math.floor(el.bounds.height / 2)];
@@ -135,7 +135,7 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
   },
   async "fixture.scroll.into-view"(ctx) {
     const st = await ctx.bg.ok("get-app-state", { app: `pid:${ctx.fixture.pid}`, windowId: ctx.mainWindow, noScreenshot: true, maxNodes: 5000 });
-    const rowEl = find(st, /list item|row|label/, "Row 150");
+    const rowEl = find(st, /list_item|row|label/, "Row 150");
     const mark = ctx.fixture.events().length;
     const r = await ctx.bg.request("scroll", { app: `pid:${ctx.fixture.pid}`, elementIndex: rowEl.index });
     expect(r.error?.code).toBe("ACTION_FAILED");
@@ -332,7 +332,7 @@ const FIXTURE_RUNNERS: Record<string, Runner> = {
   },
   async "fixture.fg.scroll.wheel"(ctx) {
     const st = await ctx.fg.ok("get-app-state", { app: `pid:${ctx.fixture.pid}`, windowId: ctx.mainWindow, noScreenshot: true, maxNodes: 5000 });
-    const [x, y] = centre(find(st, /list item|row|label/, "Row 2"));
+    const [x, y] = centre(find(st, /list_item|row|label/, "Row 2"));
     const before = scene(ctx.desktop);
     const mark = ctx.fixture.events().length;
     const r = await ctx.fg.ok("scroll", { app: `pid:${ctx.fixture.pid}`, direction: "down", amount: 3, x, y });
@@ -394,7 +394,7 @@ FIXTURE_RUNNERS["fixture.harm"] = fixtureHarm;
 
 /** A screen point inside the drawing canvas (an element with no accessible children). */
 function canvasPoint(st: any, _ready: any): [number, number] {
-  const canvas = st.snapshot.elements.find((e: any) => e.title === "Canvas" || /drawing/.test(e.role));
+  const canvas = st.snapshot.elements.find((e: any) => e.title === "Canvas" || (e.role === "other" && /drawing/.test(e.nativeRole)));
   if (!canvas) throw new Error(`no canvas in:\n${st.snapshot.treeText.slice(0, 3000)}`);
   return centre(canvas);
 }
@@ -463,7 +463,7 @@ describeLive("acceptance matrix: real applications", () => {
         // Closed menus, unnamed fillers and empty rows are noise the helper
         // drops at the source (issue 11): count real, named controls instead
         // of raw elements.
-        const controls = st.snapshot.elements.filter((e: any) => /button|check|radio|text|entry|slider|combo|spin/.test(e.role) && e.title);
+        const controls = st.snapshot.elements.filter((e: any) => /button|checkbox|radio|text_field|text_area|slider|combo_box|spin_button/.test(e.role) && e.title);
         expect(controls.length, `named controls in:\n${String(st.snapshot.treeText).slice(0, 3000)}`).toBeGreaterThan(25);
         expect(st.snapshot.elementCount).toBeGreaterThan(50);
         expect(st.snapshot.truncated).toBe(false);
@@ -471,7 +471,7 @@ describeLive("acceptance matrix: real applications", () => {
       });
       await record("widget-factory.set-value.entry", async () => {
         const st = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true });
-        const entry = st.snapshot.elements.find((e: any) => /^text$|entry/.test(e.role) && e.enabled && !e.secure && e.value !== null);
+        const entry = st.snapshot.elements.find((e: any) => ENTRY.test(e.role) && e.enabled && !e.secure && e.value !== null);
         expect(entry, "an editable entry on page 1").toBeDefined();
         const r = await bg.ok("set-value", { app: `pid:${app.pid}`, elementIndex: entry.index, value: "deckhand was here" });
         expect(r.verification.verified).toBe(true);
@@ -488,7 +488,7 @@ describeLive("acceptance matrix: real applications", () => {
           const fresh = s.snapshot.elements.filter((e: any) => e.title && !titlesBefore.has(e.title));
           return fresh.length > 5 ? s : undefined;
         });
-        expect(find(after, /radio/, "Page 2").focused || after.snapshot.treeText.includes('radio button "Page 2" (checked')).toBe(true);
+        expect(find(after, /radio/, "Page 2").focused || after.snapshot.treeText.includes('radio "Page 2" (checked')).toBe(true);
       });
     } finally {
       await app.stop();
@@ -502,7 +502,7 @@ describeLive("acceptance matrix: real applications", () => {
         const doc = async () => {
           const st = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true, maxNodes: 5000 });
           // The document is mousepad's one multi-line text element.
-          const el = st.snapshot.elements.find((e: any) => /^text$/.test(e.role));
+          const el = st.snapshot.elements.find((e: any) => e.role === "text_area");
           return { st, el };
         };
         let { el } = await doc();
@@ -515,7 +515,7 @@ describeLive("acceptance matrix: real applications", () => {
         let st;
         ({ st, el } = await doc());
         expect(el.value).toBe("hello new world");
-        let undo = st.snapshot.elements.find((e: any) => /menu item/.test(e.role) && /^Undo/.test(e.title));
+        let undo = st.snapshot.elements.find((e: any) => /menu_item/.test(e.role) && /^Undo/.test(e.title));
         if (!undo) {
           // A closed menu's items are not elements (issue 11): open Edit
           // first, as a user would; its popup is part of the app's windows.
@@ -524,7 +524,7 @@ describeLive("acceptance matrix: real applications", () => {
           await bg.ok("click", { app: `pid:${app.pid}`, elementIndex: edit.index });
           undo = await waitUntil("the Edit menu's Undo item", 5000, async () => {
             const s = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true, maxNodes: 5000 });
-            return s.snapshot.elements.find((e: any) => /menu item/.test(e.role) && /^Undo/.test(e.title));
+            return s.snapshot.elements.find((e: any) => /menu_item/.test(e.role) && /^Undo/.test(e.title));
           }).catch(async (err) => {
             const s = await bg.ok("get-app-state", { app: `pid:${app.pid}`, noScreenshot: true, maxNodes: 5000 });
             throw new Error(`${(err as Error).message}; after clicking Edit the observation was:\n${s.snapshot.treeText.slice(0, 3000)}`);

@@ -53,7 +53,9 @@ describeLive("observation on the real desktop (fixture app)", () => {
   it("permissions: every check is granted on the private desktop", async () => {
     const r = await ok(desktop, ["permissions"], { stateDir: state });
     expect(r.allGranted).toBe(true);
-    expect(r.checks.map((c: any) => c.id).sort()).toEqual(["accessibility_enabled", "atspi_bus", "composite", "mit_shm", "x_display", "xtest"]);
+    // Neutral ids (src/wire/vocabulary.ts PERMISSION_IDS); the Linux helper's own in native_id.
+    expect(r.checks.map((c: any) => c.id).sort()).toEqual(["accessibility", "accessibility_enabled", "display", "input_injection", "screen_capture_fast", "screen_capture_occluded"]);
+    for (const c of r.checks) expect(typeof c.native_id, c.id).toBe("string");
   });
 
   it("capabilities: says how each capability was verified", async () => {
@@ -94,16 +96,20 @@ describeLive("observation on the real desktop (fixture app)", () => {
     expect(r.window.title).toBe("deckhand fixture");
     const s = r.snapshot;
     expect(s.snapshotId).toMatch(/^cs_[A-Za-z0-9]{10,40}$/);
-    for (const [role, title] of [["button", "OK"], ["button", "Delete"], ["button", "Submit"], ["text", "Name"], ["check box", "Subscribe"]]) {
-      const roleRe = role === "button" ? /button/ : new RegExp(role);
-      expect(s.elements.some((e: any) => roleRe.test(e.role) && e.title === title), `${role} ${title}`).toBe(true);
+    // Neutral roles (src/wire/vocabulary.ts ROLES), the platform's beside them.
+    for (const [role, nativeRole, title] of [["button", "push button", "OK"], ["button", "push button", "Delete"], ["button", "push button", "Submit"], ["text_field", "text", "Name"], ["checkbox", "check box", "Subscribe"]]) {
+      expect(s.elements.some((e: any) => e.role === role && e.nativeRole === nativeRole && e.title === title), `${role} ${title}`).toBe(true);
     }
     const pw = s.elements.find((e: any) => e.secure);
     expect(pw, "password field is marked secure").toBeDefined();
     expect(pw.value).toBeNull();
-    const ok1 = s.elements.find((e: any) => /button/.test(e.role) && e.title === "OK");
-    expect(ok1.locator.kind).toBe("atspi-path");
-    expect(ok1.actions.length).toBeGreaterThan(0);
+    const ok1 = s.elements.find((e: any) => e.role === "button" && e.title === "OK");
+    expect(ok1.locator).toMatchObject({ kind: "atspi-path", role: "button", nativeRole: "push button" });
+    expect(ok1.actions).toContain("press");
+    expect(ok1.nativeActions).toContain("click");
+    expect(pw).toMatchObject({ role: "secure_text_field", nativeRole: "password text" });
+    expect(s.treeText).toContain('button "OK"');
+    expect(s.treeText).not.toContain("push button");
     expect(s.treeText).toContain('"OK"');
     expect(s.truncated).toBe(false);
     const indices = s.elements.map((e: any) => e.index);

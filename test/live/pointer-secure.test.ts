@@ -316,7 +316,7 @@ for a in pyatspi.Registry.getDesktop(0):
       expect(r.envelope.ok, JSON.stringify(r.envelope.error)).toBe(true);
       const s = r.envelope.result;
       const pw = s.snapshot.elements.find((e: { title: string }) => e.title === "Password");
-      expect(pw).toMatchObject({ role: "text", secure: true, value: null });
+      expect(pw).toMatchObject({ role: "text_field", nativeRole: "text", secure: true, value: null });
       expect(r.stdout).not.toContain(SECRET);
       for (const f of filesUnder(state)) expect(readFileSync(f).includes(SECRET), f).toBe(false);
       // Its pixels are black in the screenshot (the helper no longer sees a password field there).

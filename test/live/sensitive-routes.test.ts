@@ -81,7 +81,7 @@ describeLive("routes to a sensitive control (fixture dialog, real helper)", () =
   }
 
   it("1a: the Reason entry's Activate action (which presses the default Delete) is confirmed, with and without the grant", async () => {
-    const reason = await elementIndex(dialog, /^text$/, "Reason");
+    const reason = await elementIndex(dialog, /^text_field$/, "Reason");
     const argv = ["perform-secondary-action", "--app", app, "--window-id", String(dialog), "--element-index", String(reason), "--action", "Activate"];
     const mark = fixture.events().length;
     for (const grant of [[], fg]) {
@@ -110,7 +110,7 @@ describeLive("routes to a sensitive control (fixture dialog, real helper)", () =
   });
 
   it("1b: Return (in any spelling) while focus is in the dialog's entry is confirmed; without the grant it is refused", async () => {
-    await focusOn(dialog, /^text$/, "Reason");
+    await focusOn(dialog, /^text_field$/, "Reason");
     const mark = fixture.events().length;
     const press = (key: string, extra: string[] = []) => run(["press-key", "--app", app, "--window-id", String(dialog), "--key", key, ...extra]);
     expect((await press("Return")).envelope.error?.code).toBe("FOREGROUND_REQUIRED");

@@ -59,7 +59,7 @@ describeLive("toolkit rows: real GTK4 and Qt5 apps", () => {
       console.log(`[observe] gtk4-demo: ${ms} ms, ${st.snapshot.elementCount} elements, truncated ${st.snapshot.truncated}`);
       expect(st.snapshot.elementCount, `more than the frame:\n${String(st.snapshot.treeText).slice(0, 2000)}`).toBeGreaterThan(50);
       const buttons = st.snapshot.elements.filter((e: any) => /button/.test(e.role) && e.title);
-      const entries = st.snapshot.elements.filter((e: any) => /^text$|entry/.test(e.role));
+      const entries = st.snapshot.elements.filter((e: any) => /^text_(?:field|area)$/.test(e.role));
       expect(buttons.length, "named buttons").toBeGreaterThan(3);
       expect(entries.length, "entries").toBeGreaterThan(0);
       for (const el of [...buttons.slice(0, 5), ...entries.slice(0, 3)]) expectInsideWindow(st, el);
@@ -78,7 +78,7 @@ describeLive("toolkit rows: real GTK4 and Qt5 apps", () => {
       const o = await observeTimed(bg, { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 });
       // The document is FeatherPad's one multi-line text element (its search
       // bar's line edits are hidden).
-      const el = o.st.snapshot.elements.filter((e: any) => /^text$/.test(e.role)).sort((a: any, b: any) => b.bounds.width * b.bounds.height - a.bounds.width * a.bounds.height)[0];
+      const el = o.st.snapshot.elements.filter((e: any) => /^text_(?:field|area)$/.test(e.role)).sort((a: any, b: any) => b.bounds.width * b.bounds.height - a.bounds.width * a.bounds.height)[0];
       return { ...o, el };
     };
     beforeAll(async () => {

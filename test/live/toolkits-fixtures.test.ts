@@ -12,7 +12,7 @@ import { expectInsideWindow, expectNoHarm, findEl, observeN, observeTimed } from
 
 const FILE = "toolkits-fixtures.test.ts";
 const BUTTON = /button/;
-const ENTRY = /^text$|entry/;
+const ENTRY = /^text_(?:field|area)$/;
 
 interface Kit {
   prefix: "gtk4" | "qt5";

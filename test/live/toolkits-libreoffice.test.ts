@@ -113,7 +113,7 @@ describeLive("toolkit rows: LibreOffice", () => {
     rowIt("writer.observe", async () => {
       const o = await waitUntil("Writer's paragraphs in the tree", 60_000, async () => {
         const o = await observeTimed(bg, { app: `pid:${app.pid}`, windowId: app.windows[0] });
-        const text = JSON.stringify(o.st.snapshot.elements.filter((e: any) => /paragraph/.test(e.role)).map((e: any) => [e.title, e.value]));
+        const text = JSON.stringify(o.st.snapshot.elements.filter((e: any) => e.nativeRole === "paragraph").map((e: any) => [e.title, e.value]));
         return PARAGRAPHS.every((p) => text.includes(p)) ? o : (console.log(`[writer] ${o.ms} ms, no paragraphs yet:\n${String(o.st.snapshot.treeText).slice(0, 1500)}`), undefined);
       }).catch(async (err) => {
         const o = await observeTimed(bg, { app: `pid:${app.pid}`, windowId: app.windows[0] }).catch((e) => ({ st: { snapshot: { treeText: String(e) } }, ms: -1 }));

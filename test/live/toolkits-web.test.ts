@@ -15,7 +15,7 @@ import { ROWS } from "./matrix/rows.ts";
 import { expectInsideWindow, expectNoHarm, findEl, observeN, observeTimed, waitAccessible } from "./matrix/toolkit.ts";
 
 const FILE = "toolkits-web.test.ts";
-const ENTRY = /entry|^text$/;
+const ENTRY = /^text_(?:field|area)$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Browser {

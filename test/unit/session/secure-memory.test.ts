@@ -1,6 +1,6 @@
 // Issue 10.3: an element once seen secure stays secure for its snapshot's
 // lifetime. A password revealed by the app's "show password" toggle (role
-// "password text" -> "text") is still treated as secure by a later snapshot
+// secure_text_field -> text_field) is still treated as secure by a later snapshot
 // of the same window: value dropped, secure flag set, nothing of it stored.
 import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -20,19 +20,17 @@ function tmp(): string {
   return d;
 }
 
-function node(path: number[], role: string, name: string, extra: Partial<WireNode> = {}): WireNode {
-  return { path, role, name, description: "", value: null, states: ["enabled", "showing"], bounds: { x: 0, y: 0, width: 10, height: 10 }, actions: [], identifier: "", secure: false, child_count: 0, ...extra };
-}
+import { node } from "../nodes.ts";
 
 const APP = { pid: 7, startTime: 1, name: "app", executable: "/usr/bin/app", desktopId: null };
 const KEY = windowKeyOf(APP, 77);
 const HIDDEN: WireNode[] = [
-  node([], "frame", "win", { child_count: 2 }),
-  node([0], "password text", "Password", { secure: true, identifier: "password_entry" }),
-  node([1], "text", "Name", { value: "Ada", identifier: "name_entry" }),
+  node([], "window", "win", { child_count: 2 }),
+  node([0], "secure_text_field", "Password", { secure: true, identifier: "password_entry" }),
+  node([1], "text_field", "Name", { value: "Ada", identifier: "name_entry" }),
 ];
 // The same window after the app's "show password" toggle: plain text with the password in it.
-const REVEALED: WireNode[] = [HIDDEN[0]!, node([0], "text", "Password", { value: "hunter2", identifier: "password_entry" }), HIDDEN[2]!];
+const REVEALED: WireNode[] = [HIDDEN[0]!, node([0], "text_field", "Password", { value: "hunter2", identifier: "password_entry" }), HIDDEN[2]!];
 
 describe("secure-field memory (SnapshotStore)", () => {
   it("remembers the locators seen secure per window key, until the TTL; another store (process) sees them", () => {
@@ -81,25 +79,25 @@ describe("applySecureMemory: a later snapshot of the window", () => {
     const now = Date.now();
     store.rememberSecure(KEY, secureLocatorsOf(HIDDEN), now + 60_000, now);
     const nodes = applySecureMemory(REVEALED, store.secureLocators(KEY));
-    expect(nodes[1]).toMatchObject({ role: "text", secure: true, value: null });
+    expect(nodes[1]).toMatchObject({ role: "text_field", secure: true, value: null });
     expect(nodes[2]).toMatchObject({ secure: false, value: "Ada" });
     const built = buildTree(nodes, "atspi-path");
     const pw = built.elements.find((e) => e.title === "Password")!;
     expect(pw).toMatchObject({ secure: true, value: null });
-    expect(built.treeText).toContain('text "Password" (secure)');
+    expect(built.treeText).toContain('text_field "Password" (secure)');
     expect(JSON.stringify(built)).not.toContain("hunter2");
     // Without the memory, the same tree would expose it: that is what the memory is for.
     expect(JSON.stringify(buildTree(REVEALED, "atspi-path"))).toContain("hunter2");
   });
 
   it("matches path and identifier: another element at the same path (another identifier) is not secure", () => {
-    const other = [HIDDEN[0]!, node([0], "text", "Search", { value: "query", identifier: "search_entry" })];
+    const other = [HIDDEN[0]!, node([0], "text_field", "Search", { value: "query", identifier: "search_entry" })];
     const nodes = applySecureMemory(other, [{ path: [0], identifier: "password_entry" }]);
     expect(nodes[1]).toMatchObject({ secure: false, value: "query" });
   });
 
-  it("a password role is secure even when a helper's flag says otherwise", () => {
-    const n = node([3], "password text", "PIN", { value: "1234", secure: false });
+  it("the secure role is secure even when a helper's flag says otherwise", () => {
+    const n = node([3], "secure_text_field", "PIN", { value: "1234", secure: false });
     expect(isSecureNode(n)).toBe(true);
     expect(applySecureMemory([n], [])[0]).toMatchObject({ secure: true, value: null });
     expect(secureLocatorsOf([n])).toEqual([{ path: [3], identifier: "" }]);

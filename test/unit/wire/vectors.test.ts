@@ -36,6 +36,9 @@ function expectSubset(sub: unknown, sup: unknown, path = "$"): void {
   }
 }
 
+/** Vectors whose words the parser normalises (a newer helper's unknown role, state, action): checked on their own below. */
+const NORMALISED = new Set(["38-response-get-tree-unknown-words"]);
+
 describe("golden vectors", () => {
   it("one .json per .bin, as many as src/wire/vectors.ts defines", () => {
     expect(names.length).toBe(VECTORS.length);
@@ -69,7 +72,7 @@ describe("golden vectors", () => {
       if (frame.type === "response" && frame.ok && json.op) {
         const result = OPS[json.op].result.safeParse(frame.result);
         expect(result.success, JSON.stringify(result.error?.issues)).toBe(true);
-        expectSubset(result.data, frame.result);
+        if (!NORMALISED.has(name)) expectSubset(result.data, frame.result);
       }
     });
   }
@@ -80,7 +83,7 @@ describe("golden vectors", () => {
     expect(hello.helper.build).toBeUndefined();
     expect(hello.capabilities["input.focus_guard"]).toEqual({ supported: true, verified: "live" });
     expect(hello.capabilities["future.op"]).toEqual({ supported: true, verified: "unverified" });
-    expect(hello.protocol).toEqual([1, 7]);
+    expect(hello.protocol).toEqual([2, 7]);
     const req = Frame.parse(load("17-request-extra-fields").json.message) as Record<string, any>;
     expect(req.trace_id).toBeUndefined();
     expect(OPS.list_windows.args.parse(req.args)).toEqual({ pid: null });
@@ -90,6 +93,12 @@ describe("golden vectors", () => {
     expect(result.cursor).toBeUndefined();
     expect(result.windows[0].workspace).toBeUndefined();
     expect(result.windows[0].window_id).toBe(2097153);
+  });
+
+  it("a newer helper's words (2.0): an unknown role reads as other, an unknown state is dropped, an unknown action is other with its native name", () => {
+    const res = Frame.parse(load("38-response-get-tree-unknown-words").json.message) as Record<string, any>;
+    const [n] = OPS.get_tree.result.parse(res.result).nodes;
+    expect(n).toMatchObject({ role: "other", native_role: "hologram view", states: ["focused"], actions: [{ name: "other", native: "rotate" }] });
   });
 
   it("an unknown error code parses as a response (it becomes HELPER_ERROR, not a protocol error)", () => {
