@@ -1,6 +1,7 @@
 // `deckhand mcp`: a stdio MCP server (official TypeScript SDK). One tool per
 // command, inputs validated by the same zod schemas as the CLI and serve,
-// results as structured content (the deckhand envelope) plus a short text
+// results as structured content (the deckhand envelope, advertised as each
+// tool's outputSchema from src/protocol/results.ts) plus a short text
 // summary, screenshots as image content. stdout is the protocol: every
 // diagnostic goes to stderr. Operator flags (--allow-foreground, --helper,
 // --confirm-cmd, --policy) are set on the command line, never by a tool.
@@ -11,6 +12,7 @@ import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ARGS, COMMAND_SUMMARY, type CommandName } from "../protocol/commands.ts";
+import { mcpOutputSchema } from "../protocol/results.ts";
 import { Program, Step } from "../protocol/program.ts";
 import { parseSessionFlags } from "../cli/session-flags.ts";
 import { DeckhandError } from "../protocol/errors.ts";
@@ -35,6 +37,8 @@ export interface McpTool {
   /** The deckhand command it runs ("run" for run_program). */
   command: CommandName;
   schema: z.ZodObject;
+  /** What its structuredContent is: the command's envelope (RESULTS[command] or an Error) plus the image's map. */
+  outputSchema: ReturnType<typeof mcpOutputSchema>;
   description: string;
   readOnly: boolean;
 }
@@ -48,7 +52,14 @@ export const McpProgram = z.strictObject({ ...Program.shape, steps: z.array(z.un
 
 /** The tools, derived from ARGS: nothing is written twice by hand. Stdin-only fields are dropped; the value travels in the request. */
 export const MCP_TOOLS: readonly McpTool[] = (() => {
-  const tool = (name: string, command: CommandName, schema: z.ZodObject, readOnly: boolean, description = COMMAND_SUMMARY[command]): McpTool => ({ name, command, schema, description, readOnly });
+  const tool = (name: string, command: CommandName, schema: z.ZodObject, readOnly: boolean, description = COMMAND_SUMMARY[command]): McpTool => ({
+    name,
+    command,
+    schema,
+    outputSchema: mcpOutputSchema(command),
+    description,
+    readOnly,
+  });
   return [
     tool("capabilities", "capabilities", ARGS.capabilities, true),
     tool("permissions", "permissions", ARGS.permissions, true),
@@ -123,7 +134,7 @@ export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer
   for (const t of MCP_TOOLS) {
     server.registerTool(
       t.name,
-      { description: t.description, inputSchema: t.schema, annotations: { readOnlyHint: t.readOnly, openWorldHint: false } },
+      { description: t.description, inputSchema: t.schema, outputSchema: t.outputSchema, annotations: { readOnlyHint: t.readOnly, openWorldHint: false } },
       async (args: unknown, extra: { signal?: AbortSignal }) => {
         // The client's notifications/cancelled aborts extra.signal: every
         // helper request of the call gets a wire cancel, and a program stops.

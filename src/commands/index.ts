@@ -6,8 +6,10 @@ import { asUnverified } from "../engine/permissions.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, exclusiveConflict, type CommandArgs, type CommandName } from "../protocol/commands.ts";
 import { argumentsError } from "../protocol/arg-errors.ts";
+import type { ActionCommand, CommandResult, ReadonlyDeep } from "../protocol/results.ts";
 import { Program } from "../protocol/program.ts";
 import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from "../wire/messages.ts";
+import { GATING_PERMISSIONS } from "../wire/vocabulary.ts";
 import type { Engine } from "../engine/engine.ts";
 import { appStateResult, captureWindow, checkPageObservable, observe, rememberedSecureRects } from "../engine/observe.ts";
 import { captureScreen } from "../engine/screen.ts";
@@ -33,7 +35,8 @@ export interface CallContext {
   caller?: Caller;
 }
 
-type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<unknown>;
+/** A command's handler: its result is typed by RESULTS[C] (src/protocol/results.ts), the published contract. */
+type Handler<C extends CommandName> = (engine: Engine, args: CommandArgs<C>, ctx: CallContext) => Promise<ReadonlyDeep<CommandResult<C>>>;
 
 /** Helpers (by their hello) whose permissions were already probed in this process, with the advisory checks seen denied. */
 const permissionChecked = new WeakMap<object, WirePermissionCheck[]>();
@@ -51,9 +54,9 @@ async function permissionGate(engine: Engine): Promise<WirePermissionCheck[]> {
   let advisories: WirePermissionCheck[] = [];
   if (hello.capabilities.permissions?.supported) {
     const { result } = await supervisor.request("permissions", {});
-    // accessibility_enabled is advisory even from a 1.0 helper that does not say so.
+    // Neutral ids only (wire/vocabulary.ts): the orchestrator knows no platform's probe names.
     const advisory = (c: WirePermissionCheck) => c.advisory === true || c.id === "accessibility_enabled";
-    const gating = (c: WirePermissionCheck) => !advisory(c) && (c.id === "atspi_bus" || c.id === "x_display" || c.id === "accessibility");
+    const gating = (c: WirePermissionCheck) => !advisory(c) && (GATING_PERMISSIONS as readonly string[]).includes(c.id);
     const denied = result.checks.find((c) => c.status === "denied" && gating(c));
     if (denied) {
       throw new DeckhandError("PERMISSION_DENIED", `${denied.id}: ${denied.detail}`, { remediation: denied.remediation, details: { permission: denied.id } });
@@ -87,14 +90,14 @@ async function readSecret(ctx: CallContext, flag: string): Promise<string> {
   return raw.endsWith("\r\n") ? raw.slice(0, -2) : raw.endsWith("\n") ? raw.slice(0, -1) : raw;
 }
 
-function singleResult(command: string, receipt: ProgramReceipt) {
+function singleResult<C extends ActionCommand>(command: C, receipt: ProgramReceipt): ReadonlyDeep<CommandResult<C>> {
   const step = receipt.steps[0]!;
   if (step.status !== "completed") {
     const e = step.error!;
     throw new DeckhandError(e.code as never, e.message, { details: { ...e.details, delivery: step.delivery } });
   }
-  return {
-    action: command,
+  const result: ReadonlyDeep<CommandResult<ActionCommand>> = {
+    action: command as ActionCommand,
     app: receipt.app,
     snapshotId: receipt.snapshotId,
     windowId: receipt.windowId,
@@ -111,6 +114,7 @@ function singleResult(command: string, receipt: ProgramReceipt) {
     ...(receipt.settle ? { settle: receipt.settle } : {}),
     ...(receipt.observationError ? { observationError: receipt.observationError } : {}),
   };
+  return result as ReadonlyDeep<CommandResult<C>>;
 }
 
 /**
@@ -127,7 +131,7 @@ function asSingleCommand(command: string, err: DeckhandError): void {
   delete err.details.step;
 }
 
-function actionHandler<C extends CommandName>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
+function actionHandler<C extends ActionCommand>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
   return async (engine, args, ctx) => {
     const a = args as Record<string, unknown>;
     let secret: string | undefined;
@@ -298,7 +302,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     await permissionGate(engine);
     if (!ctx.readStdin) throw new DeckhandError("INVALID_ARGUMENTS", "run reads its program from stdin; in serve use the program request");
     const raw = await ctx.readStdin();
-    return await runProgramText(engine, raw, ctx);
+    // StepReceipt.error.code is typed string in program/executor.ts; its values are ErrorCodes (the suites check it).
+    return (await runProgramText(engine, raw, ctx)) as ReadonlyDeep<CommandResult<"run">>;
   },
 
   async "policy-check"(engine, args) {

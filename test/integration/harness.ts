@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, expect } from "vitest";
 import { DeckhandError } from "../../src/protocol/errors.ts";
 import { Supervisor, type SupervisorOptions } from "../../src/helpers/supervisor.ts";
+import { envelopeIssues } from "../../src/protocol/results.ts";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const BUN = join(REPO, "node_modules", ".bin", "bun");
@@ -54,7 +55,7 @@ export interface Sandbox {
     focused?: { window_id: number; path: number[]; node?: Record<string, unknown> };
     secondPassword?: boolean;
     revealed?: boolean;
-    /** A "Delete file?" dialog (0x200003) whose default button is Delete; "no-default": no is-default state. */
+    /** A "Delete file?" dialog (0x200003) whose default button is Delete; "no-default": no default state. */
     dialog?: boolean | "no-default";
     /** Apps as real desktops list them: Thunderbird (thunderbird-bin, a popup listed first), soffice.bin, Firefox, qt-notes (qt5, no tree), canvas-app (no tree, no toolkit). */
     toolkits?: boolean;
@@ -62,6 +63,14 @@ export interface Sandbox {
     settle?: { waited_ms: number; events: number; settled: boolean };
     /** A gating permission check the helper reports as "unknown" (PERMISSION_UNVERIFIED tests). */
     unknownPermission?: string;
+    /** A permission check the helper reports as "denied" (a neutral id: display, accessibility, ...). */
+    deniedPermission?: string;
+    /** A "Tools" button (path [6]) with natives click + activate (both press) and delete-all (other). */
+    menuButton?: boolean;
+    /** process_name per pid (list_apps), overriding the executable's basename. */
+    processNames?: Record<string, string | null>;
+    /** Pids whose executable the helper reports deleted. */
+    deletedExecutables?: number[];
   }): void;
   /** Every file under the state dir: path, mode and bytes. */
   stateFiles(): { path: string; mode: number; data: Buffer }[];
@@ -139,6 +148,26 @@ export function cleanupSandboxes(): void {
   for (const sb of sandboxes.splice(0)) sb.cleanup();
 }
 
+/**
+ * The result contract (src/protocol/results.ts): every envelope a test
+ * parses, CLI or serve, is checked against it. ok:true against
+ * RESULTS[command], ok:false against the error envelope, adapter responses
+ * against AdapterResponse. A mismatch fails the test with the zod issues.
+ */
+export function contractViolation(where: string, envelope: unknown): string | null {
+  const issues = envelopeIssues(envelope);
+  if (!issues) return null;
+  const e = envelope as { ok?: unknown; command?: unknown };
+  return `${where}: the ${e?.ok === false ? "error envelope" : `${String(e?.command)} result`} does not match src/protocol/results.ts:\n${issues}\nenvelope: ${JSON.stringify(envelope).slice(0, 4000)}`;
+}
+
+/** Violations seen outside a test's own await (serve lines): each fails the test it happened in. */
+const pendingViolations: string[] = [];
+afterEach(() => {
+  const v = pendingViolations.splice(0);
+  if (v.length) throw new Error(v.join("\n\n"));
+});
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -204,6 +233,11 @@ export function cli(sb: Sandbox, argv: string[], opts: CliOptions = {}): Promise
           envelope = JSON.parse(lines[0]!);
         } catch {
           reject(new Error(`stdout is not JSON: ${stdout}`));
+          return;
+        }
+        const violation = contractViolation(`deckhand ${argv.join(" ")}`, envelope);
+        if (violation) {
+          reject(new Error(`${violation}\nstderr: ${stderr.slice(-2000)}`));
           return;
         }
       }
@@ -361,6 +395,8 @@ export class ServeProcess {
   readonly child: ChildProcess;
   private buf = "";
   readonly lines: any[] = [];
+  /** Response lines that break the result contract (see contractViolation). */
+  readonly violations: string[] = [];
   stderr = "";
   private waiters: (() => void)[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -379,7 +415,14 @@ export class ServeProcess {
       while ((i = this.buf.indexOf("\n")) >= 0) {
         const line = this.buf.slice(0, i);
         this.buf = this.buf.slice(i + 1);
-        this.lines.push(JSON.parse(line));
+        const msg = JSON.parse(line);
+        this.lines.push(msg);
+        const { id: _id, ...envelope } = msg;
+        const violation = contractViolation(`serve response ${JSON.stringify(_id)}`, envelope);
+        if (violation) {
+          this.violations.push(violation);
+          pendingViolations.push(violation);
+        }
       }
       for (const w of this.waiters.splice(0)) w();
     });
@@ -395,6 +438,7 @@ export class ServeProcess {
   async waitLines(n: number, timeoutMs = 10000): Promise<any[]> {
     const until = Date.now() + timeoutMs;
     while (this.lines.length < n) {
+      this.throwViolations();
       const left = until - Date.now();
       if (left <= 0) throw new Error(`serve: expected ${n} lines, got ${this.lines.length}: ${JSON.stringify(this.lines)}\nstderr: ${this.stderr}`);
       await new Promise<void>((r) => {
@@ -405,7 +449,16 @@ export class ServeProcess {
         });
       });
     }
+    this.throwViolations();
     return this.lines;
+  }
+
+  /** Fails the calling test at once when a response broke the result contract. */
+  private throwViolations(): void {
+    if (!this.violations.length) return;
+    const v = this.violations.splice(0);
+    for (const x of v) pendingViolations.splice(pendingViolations.indexOf(x), 1);
+    throw new Error(v.join("\n\n"));
   }
 
   async request(req: { id: string | number; command: string; args?: unknown }): Promise<any> {
@@ -413,7 +466,10 @@ export class ServeProcess {
     const until = Date.now() + 10000;
     for (;;) {
       const hit = this.lines.find((l) => l.id === req.id);
-      if (hit) return hit;
+      if (hit) {
+        this.throwViolations();
+        return hit;
+      }
       if (Date.now() > until) throw new Error(`serve: no answer for ${req.id}; stderr: ${this.stderr}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, 200);

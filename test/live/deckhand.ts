@@ -7,6 +7,7 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { desktopEnv, type DesktopLike } from "./harness.ts";
+import { envelopeIssues } from "../../src/protocol/results.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DECKHAND = process.env.DECKHAND_BIN ?? join(root, "dist", "deckhand");
@@ -32,6 +33,31 @@ export interface CliRun {
   envelope: Envelope;
 }
 
+/**
+ * Every envelope the live suites parse (CLI, serve, adapter serve) is checked
+ * against the result contract (src/protocol/results.ts); a mismatch fails the
+ * test with the zod issues.
+ */
+export function checkContract(where: string, envelope: unknown): void {
+  const issues = envelopeIssues(envelope);
+  if (!issues) return;
+  const e = envelope as { ok?: unknown; command?: unknown };
+  throw new Error(
+    `${where}: the ${e?.ok === false ? "error envelope" : `${String(e?.command)} result`} does not match src/protocol/results.ts:\n${issues}\nenvelope: ${JSON.stringify(envelope).slice(0, 4000)}`,
+  );
+}
+
+/** A serve line checked against the contract: the line itself, or the Error that fails the test. */
+function checkedLine(line: any): any {
+  const { id, ...envelope } = line;
+  try {
+    checkContract(`serve response ${JSON.stringify(id)}`, envelope);
+    return line;
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 export function newStateDir(): string {
   return mkdtempSync(join(tmpdir(), "deckhand-live-state-"));
 }
@@ -54,6 +80,12 @@ export function deckhand(desktop: DesktopLike, args: string[], opts: { stateDir:
         envelope = JSON.parse(stdout);
       } catch {
         reject(new Error(`deckhand ${args.join(" ")} printed no envelope (exit ${code}):\n${stdout}\n${stderr}`));
+        return;
+      }
+      try {
+        checkContract(`deckhand ${args.join(" ")}`, envelope);
+      } catch (err) {
+        reject(err);
         return;
       }
       resolveRun({ code: code ?? -1, stdout, stderr, envelope });
@@ -86,7 +118,8 @@ export class Serve {
       const w = this.waiters.get(String(msg.id));
       if (w) {
         this.waiters.delete(String(msg.id));
-        w(msg);
+        // A line that breaks the result contract rejects its request.
+        w(checkedLine(msg));
       }
     });
   }
@@ -132,7 +165,7 @@ export class AdapterServe {
     this.child = spawn(DECKHAND, ["serve", ...args], { env: desktopEnv(desktop, { DECKHAND_STATE_DIR: stateDir }), stdio: ["pipe", "pipe", "inherit"] });
     createInterface({ input: this.child.stdout }).on("line", (l) => {
       const m = JSON.parse(l);
-      this.waiters.get(String(m.id))?.(m);
+      this.waiters.get(String(m.id))?.(checkedLine(m));
     });
   }
   async send(body: Record<string, unknown>): Promise<any> {

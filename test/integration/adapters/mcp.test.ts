@@ -53,7 +53,7 @@ describe("deckhand mcp", () => {
     expect(s.result.window.windowId).toBe(FIXTURE_WINDOW);
     const content = r.content as Content[];
     expect(content[0]!.type).toBe("text");
-    expect(content[0]!.text).toContain(`push button "OK"`);
+    expect(content[0]!.text).toContain(`button "OK"`);
     expect(content[0]!.text).toContain(s.result.snapshot.snapshotId);
     const image = content.find((c) => c.type === "image")!;
     expect(image.mimeType).toBe("image/png");
@@ -135,7 +135,7 @@ describe("deckhand mcp", () => {
     const res = (r.structuredContent as any).result;
     expect(res.steps.map((s: any) => s.status)).toEqual(["completed", "completed"]);
     expect((r.content as Content[])[0]!.text).toContain("2/2 steps completed");
-    expect((r.content as Content[])[0]!.text).toContain(`push button "OK"`);
+    expect((r.content as Content[])[0]!.text).toContain(`button "OK"`);
     const bad = await client.callTool({ name: "run_program", arguments: { app: "fixture-app", steps: [{ action: "teleport" }] } });
     expect(bad.isError).toBe(true);
   });

@@ -1,0 +1,505 @@
+// The public contract, output side: every command's result as a zod schema.
+// Handlers are typed by it (src/commands/index.ts), every envelope the test
+// suites see is checked against it, and JSON Schema is generated from it for
+// docs/cli.md (the Results tables), docs/results.schema.json and each MCP
+// tool's outputSchema (scripts/gen-protocol.ts; `--check` fails on drift).
+//
+// Objects are strict: a field a handler adds without adding it here fails
+// the suites, so the docs and the MCP schemas never miss one. Field names
+// are camelCase except where a wire object travels as it is (cleanup).
+import { z } from "zod";
+import { ACTIONS as STEP_ACTIONS, COMMANDS, type CommandName } from "./commands.ts";
+import { ERROR_CODES } from "./errors.ts";
+import { Step } from "./program.ts";
+import { ACTIONS as NODE_ACTIONS, ROLES } from "../wire/vocabulary.ts";
+
+const uint = z.number().int().nonnegative();
+const int = z.number().int();
+const str = z.string();
+
+// ---------------------------------------------------------------- shared types
+
+/** A screen rectangle in screen pixels. */
+export const Rect = z.strictObject({ x: int, y: int, width: uint, height: uint }).meta({ id: "Rect", description: "a rectangle in screen pixels" });
+
+/** Platform-neutral role of an element (src/wire/vocabulary.ts ROLES). */
+export const Role = z.enum(ROLES).meta({ id: "Role", description: "platform-neutral role (src/wire/vocabulary.ts ROLES)" });
+/** Platform-neutral name of an advertised action (src/wire/vocabulary.ts ACTIONS). */
+export const NodeActionName = z.enum(NODE_ACTIONS).meta({ id: "NodeAction", description: "platform-neutral action name (src/wire/vocabulary.ts ACTIONS)" });
+
+export const Delivery = z
+  .enum(["not_dispatched", "submitted", "partial", "unknown"])
+  .meta({ id: "Delivery", description: "what reached the app: not_dispatched (nothing), submitted, partial, unknown (never retry it)" });
+export const Route = z
+  .enum(["accessibility", "synthetic", "foreground_input"])
+  .meta({ id: "Route", description: "how it was sent: accessibility (background-safe), synthetic, foreground_input" });
+
+export const Cleanup = z
+  .strictObject({
+    keys_released: z.boolean(),
+    buttons_released: z.boolean(),
+    pointer_restored: z.boolean().nullable().describe("null when the pointer never moved"),
+  })
+  .meta({ id: "Cleanup", description: "what the helper released and restored after the input" });
+
+export const Verification = z
+  .strictObject({
+    verified: z.boolean().nullable().describe("true only when a predicate was actually read back; else null"),
+    predicate: str.nullable().describe("the predicate read back, if any"),
+  })
+  .meta({ id: "Verification", description: "read-back verification" });
+
+export const Settle = z
+  .strictObject({
+    waitedMs: uint.describe("how long the observation waited after the last action"),
+    events: uint.describe("accessibility events seen from the app meanwhile"),
+    settled: z.boolean().describe("false: the bound passed while the app was still changing"),
+  })
+  .meta({ id: "Settle", description: "the wait for the app's accessibility events to quiesce before the observation (100 ms quiet, at most 500 ms)" });
+
+export const Locator = z
+  .strictObject({
+    kind: z.enum(["atspi-path", "ax-path", "uia-path", "scripted-path"]).describe("which platform's tree the path is in"),
+    path: z.array(uint).describe("child indices from the window's root"),
+    role: Role,
+    nativeRole: str.describe("the platform's role name"),
+    identifier: str.describe("the toolkit's identifier (may be empty)"),
+    name: str,
+  })
+  .meta({ id: "Locator", description: "how the helper finds the element again in the live tree" });
+
+export const Element = z
+  .strictObject({
+    index: uint.describe("sparse pre-order index: what --element-index takes"),
+    role: Role,
+    nativeRole: str.describe("the platform's role name (shown, never decided on)"),
+    title: str.describe("accessible name"),
+    value: str.nullable().describe("current value (URL query stripped); always null for a secure field"),
+    label: str.describe("accessible description"),
+    enabled: z.boolean(),
+    focused: z.boolean(),
+    secure: z.boolean().describe("a password field: its value is never read, nothing is typed into it"),
+    bounds: Rect.nullable().describe("screen bounds, null when unknown"),
+    actions: z.array(NodeActionName).describe("advertised actions, neutral names"),
+    nativeActions: z.array(str).describe("advertised actions, the platform's names (perform-secondary-action --action takes either name)"),
+    locator: Locator,
+  })
+  .meta({ id: "Element", description: "one element of a snapshot" });
+
+export const ScreenshotInfo = z
+  .strictObject({
+    path: str.describe("absolute path of the PNG"),
+    width: uint.describe("image width in pixels"),
+    height: uint.describe("image height in pixels"),
+    scale: z.number().positive().describe("image pixels per screen pixel"),
+    origin: z.strictObject({ x: int, y: int }).describe("screen point of the image's top-left pixel"),
+    method: str.describe("how the helper captured it"),
+    redacted: uint.describe("regions the helper blacked out (secure fields)"),
+  })
+  .meta({ id: "ScreenshotInfo", description: "a PNG file: image pixel (ix, iy) shows screen point (origin.x + ix / scale, origin.y + iy / scale)" });
+
+const CodeMessage = z.strictObject({ code: str, message: str });
+
+export const Warning = z
+  .strictObject({
+    code: str.describe("NO_ACCESSIBILITY_TREE, ACCESSIBILITY_DISABLED, ..."),
+    message: str,
+    remediation: str,
+  })
+  .meta({ id: "Warning", description: "something about the observation an agent should know, with what to do" });
+
+export const AppState = z
+  .strictObject({
+    app: z
+      .strictObject({ name: str, pid: uint, executable: str.nullable(), desktopId: str.nullable() })
+      .describe("the observed app"),
+    window: z.strictObject({ windowId: uint, title: str, bounds: Rect }).describe("the observed window"),
+    snapshot: z
+      .strictObject({
+        snapshotId: str.describe("cs_...: what --snapshot-id takes"),
+        targetKey: str.describe("exe:<canonical path> or pid:N"),
+        windowKey: str.describe("targetKey#windowId"),
+        capturedAt: str.describe("ISO 8601"),
+        expiresAt: str.describe("ISO 8601"),
+        treeText: str.describe("compact numbered tree, one node per line"),
+        elementCount: uint,
+        truncated: z.boolean().describe("the tree or its text hit a cap"),
+        elements: z.array(Element),
+      })
+      .describe("the immutable snapshot (stored before its id is printed)"),
+    screenshot: ScreenshotInfo.nullable().describe("null with --no-screenshot or when capture failed"),
+    screenshotError: CodeMessage.optional().describe("why there is no screenshot"),
+    warnings: z.array(Warning).optional(),
+  })
+  .meta({ id: "AppState", description: "one window's accessibility tree and screenshot: the get-app-state result, and every fresh observation" });
+
+const StepAction = z.enum(STEP_ACTIONS);
+export const ErrorCode = z.enum(ERROR_CODES).meta({ id: "ErrorCode", description: "a public error code (append-only)" });
+/** Flat facts: what a DeckhandError's details may hold. */
+const FlatValue = z.union([str, z.number(), z.boolean()]);
+const FlatDetails = z.record(str, FlatValue);
+
+export const StepReceipt = z
+  .strictObject({
+    index: uint.describe("the step's index in the program"),
+    action: StepAction,
+    status: z.enum(["completed", "failed", "unattempted"]),
+    delivery: Delivery,
+    route: Route.nullable(),
+    elementIndex: uint.nullable(),
+    verification: Verification,
+    cleanup: Cleanup.nullable(),
+    charsSent: uint.optional().describe("typed text: characters sent (fewer than asked when focus moved away)"),
+    nativeAction: str.optional().describe("the platform action that ran"),
+    fallback: z.literal("focus+select-all+type").optional().describe("set-value done by typing under the foreground grant"),
+    fallbackFrom: str.optional().describe("why the fallback ran: the accessibility route's error code"),
+    error: z.strictObject({ code: ErrorCode, message: str, details: FlatDetails }).optional().describe("a failed step's error"),
+  })
+  .meta({ id: "StepReceipt", description: "what one program step did" });
+
+const AppRef = z.strictObject({ name: str, pid: uint });
+
+/** The result of one action command (a one-step program). */
+function actionResult<C extends CommandName>(command: C) {
+  return z.strictObject({
+    action: z.literal(command),
+    app: AppRef,
+    snapshotId: str.nullable().describe("the snapshot acted on (element actions)"),
+    windowId: uint.nullable().describe("the window acted on"),
+    elementIndex: uint.nullable(),
+    performed: z.boolean().describe("delivery === submitted"),
+    delivery: Delivery,
+    route: Route.nullable(),
+    verification: Verification,
+    cleanup: Cleanup.nullable(),
+    nativeAction: str.optional().describe("the platform action that ran (click: the press-like one chosen by name)"),
+    fallback: z.literal("focus+select-all+type").optional().describe("set-value done by typing under the foreground grant"),
+    fallbackFrom: str.optional().describe("why the fallback ran: ACTION_UNSUPPORTED or VERIFICATION_FAILED"),
+    charsSent: uint.optional().describe("typed text: characters sent"),
+    observation: AppState.nullable().describe("a fresh observation with --state, else null"),
+    settle: Settle.optional(),
+    observationError: CodeMessage.optional().describe("why the observation asked for is missing"),
+  });
+}
+
+export const ProgramReceipt = z
+  .strictObject({
+    app: AppRef,
+    snapshotId: str.nullable(),
+    windowId: uint.nullable(),
+    steps: z.array(StepReceipt).describe("one receipt per step, in order"),
+    firstFailure: uint.nullable().describe("index of the failed step; always null in an ok result (a failed program is ok:false)"),
+    observation: AppState.nullable().describe("the final observation (observe: true), else null"),
+    observationError: CodeMessage.optional().describe("why the final observation is missing"),
+    settle: Settle.optional(),
+  })
+  .describe("a program's receipt");
+
+const Capability = z.strictObject({
+  supported: z.boolean(),
+  verified: z.enum(["live", "vectors", "unverified"]).describe("live: exercised against the real OS; vectors: wire codec only"),
+  note: str.optional(),
+});
+
+const HelperStderr = z.array(str).describe("the helper's last stderr lines (free-form)");
+
+const PermissionCheck = z.strictObject({
+  id: str.describe("neutral id (display, accessibility, ...) or a platform-only probe's"),
+  native_id: str.optional().describe("the platform's name for the check"),
+  status: z.enum(["granted", "denied", "unknown"]),
+  detail: str,
+  remediation: str,
+  advisory: z.boolean().describe("a warning only: observation proceeds"),
+  granted: z.boolean(),
+  probed: z.boolean().describe("false when the status is unknown"),
+});
+
+// ---------------------------------------------------------------- per command
+
+export const RESULTS = {
+  capabilities: z.strictObject({
+    deckhand: z.strictObject({ version: str, protocol: str.describe("helper wire protocol, major.minor") }),
+    platform: str.describe("process.platform"),
+    helper: z.strictObject({
+      name: str,
+      version: str,
+      backend: str,
+      protocol: str.describe("the protocol the helper speaks, major.minor"),
+      path: str.nullable(),
+      source: z.enum(["flag", "env", "beside-executable", "repo-build"]).nullable().describe("where the helper was found"),
+      pid: uint.nullable(),
+    }),
+    supported: z.boolean().describe("at least one action is supported"),
+    commands: z.array(z.enum(COMMANDS)),
+    actions: z.array(StepAction).describe("actions this helper supports"),
+    unsupportedActions: z.array(StepAction),
+    capabilities: z.record(str, Capability).describe("by capability key (src/wire/messages.ts CAPABILITY_KEYS)"),
+    features: z.strictObject({
+      screenshot: z.boolean(),
+      occludedScreenshot: z.boolean(),
+      stdinSecrets: z.boolean(),
+      crossInvocationSnapshots: z.boolean(),
+      foregroundInput: z.boolean(),
+      foregroundGranted: z.boolean().describe("the operator granted foreground input"),
+    }),
+    limits: z.object({ max_frame_bytes: uint }).catchall(z.unknown()).describe("the helper's hello limits (free-form beyond max_frame_bytes)"),
+    helperStderr: HelperStderr,
+  }),
+  permissions: z.strictObject({
+    platform: str,
+    helper: str.describe("helper name and version"),
+    allGranted: z.boolean(),
+    warnings: z.array(z.strictObject({ id: str, detail: str, remediation: str })).describe("denied advisory checks: observation proceeds, some apps may show no tree"),
+    checks: z.array(PermissionCheck),
+    enableAccessibility: z
+      .strictObject({ enabled: z.boolean(), previous: z.boolean().nullable(), note: str })
+      .optional()
+      .describe("with --enable-accessibility"),
+    helperStderr: HelperStderr,
+  }),
+  "list-apps": z.strictObject({
+    apps: z
+      .array(
+        z.strictObject({
+          name: str,
+          pid: uint,
+          executable: str.nullable().describe("canonical executable path, null when unreadable"),
+          desktopId: str.nullable(),
+          accessible: z.boolean().describe("exposes an accessibility tree"),
+          windowCount: uint,
+          toolkit: str.nullable().describe("gtk3, qt5, chromium, ... when the helper recognises it"),
+        }),
+      )
+      .describe("sorted by name, then pid"),
+  }),
+  "list-windows": z.strictObject({
+    app: z.strictObject({ name: str, pid: uint, executable: str.nullable() }),
+    windows: z
+      .array(
+        z.strictObject({
+          windowId: uint,
+          windowIndex: uint.describe("what --window-index takes"),
+          title: str,
+          bounds: Rect,
+          minimized: z.boolean(),
+          zIndex: uint.describe("0 is the bottom of the stacking order"),
+          popup: z.boolean().describe("an open menu, combo list or tooltip"),
+        }),
+      )
+      .describe("in stacking order"),
+  }),
+  "get-app-state": AppState,
+  screenshot: z.strictObject({
+    app: AppRef.nullable().describe("null for the whole screen"),
+    windowId: uint.describe("0 for the whole screen"),
+    screenshot: ScreenshotInfo,
+    redacted: z
+      .strictObject({
+        deniedWindows: uint.describe("windows of apps policy denies"),
+        blockedUrls: uint.describe("browser windows on a blocked or unreadable page"),
+        unidentifiedWindows: uint.describe("windows whose owner is unknown"),
+        secureFields: uint.describe("secure fields the helper blacked out"),
+      })
+      .describe("what was blacked out, by reason"),
+  }),
+  click: actionResult("click"),
+  "set-value": actionResult("set-value"),
+  "type-text": actionResult("type-text"),
+  "press-key": actionResult("press-key"),
+  hotkey: actionResult("hotkey"),
+  scroll: actionResult("scroll"),
+  drag: actionResult("drag"),
+  "select-text": actionResult("select-text"),
+  focus: actionResult("focus"),
+  "perform-secondary-action": actionResult("perform-secondary-action"),
+  run: ProgramReceipt,
+  "policy-check": z.strictObject({
+    app: z.strictObject({ name: str, pid: uint, executable: str.nullable(), desktopId: str.nullable() }),
+    decision: z.enum(["allow", "deny"]),
+    source: str.describe("the layer that decided: builtin, admin, user, default, ..."),
+    rule: str.describe("the rule that decided"),
+    policyFiles: z
+      .strictObject({
+        admin: z.strictObject({ file: str, broken: str.nullable().describe("why the admin file could not be read (then everything is denied)") }).nullable(),
+        user: z.strictObject({ file: str }).nullable(),
+      })
+      .nullable()
+      .describe("the policy files in effect"),
+  }),
+  pause: z.strictObject({
+    paused: z.boolean(),
+    since: str.optional().describe("ISO 8601: when the pause began (an earlier pause is kept)"),
+    reason: str.optional(),
+  }),
+  resume: z.strictObject({
+    paused: z.literal(false),
+    wasPaused: z.boolean(),
+    liftedReason: str.optional().describe("the reason of the pause lifted"),
+  }),
+} as const satisfies Record<CommandName, z.ZodType>;
+
+export type CommandResult<C extends CommandName> = z.output<(typeof RESULTS)[C]>;
+/** The commands that are one action (a one-step program): their results share one shape. */
+export type ActionCommand = { [C in CommandName]: CommandResult<C> extends { action: string } ? C : never }[CommandName];
+
+/** A deep read-only view: what a handler may return for a result (it may hand out frozen arrays). */
+export type ReadonlyDeep<T> = T extends (infer U)[] ? readonly ReadonlyDeep<U>[] : T extends object ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> } : T;
+
+/**
+ * Envelopes that are no command's: `deckhand --version --json` and serve's
+ * `cancel`. Kept apart so RESULTS is exactly COMMANDS.
+ */
+export const EXTRA_RESULTS = {
+  version: z.strictObject({ version: str }),
+  cancel: z.strictObject({
+    id: z.union([str, z.number()]).nullable().describe("the request cancelled"),
+    cancelled: z.boolean().describe("false when no such request was in flight"),
+  }),
+} as const;
+
+// ---------------------------------------------------------------- envelopes
+
+/** Error details: flat facts, plus a failed program's evidence under its own keys. */
+export const ErrorDetails = z
+  .object({
+    receipts: z.array(StepReceipt).optional().describe("a failed program: every step's receipt"),
+    observation: AppState.optional().describe("a failed program: the final observation, when taken"),
+    settle: Settle.optional(),
+  })
+  .catchall(FlatValue)
+  .describe("flat facts (strings, numbers, booleans), never a secret");
+
+export const ErrorBody = z
+  .strictObject({
+    code: ErrorCode,
+    message: str,
+    remediation: str.min(1).describe("what to do about it"),
+    details: ErrorDetails,
+  })
+  .meta({ id: "Error", description: "why a command failed" });
+
+export const ErrorEnvelope = z.strictObject({
+  schemaVersion: z.literal(1),
+  ok: z.literal(false),
+  command: str.describe("the command, or deckhand for a routing failure"),
+  error: ErrorBody,
+});
+
+export function okEnvelope<C extends CommandName>(command: C) {
+  return z.strictObject({ schemaVersion: z.literal(1), ok: z.literal(true), command: z.literal(command), result: RESULTS[command] });
+}
+
+/** The image a screenshot-carrying MCP tool result shows, and how its pixels map to the screen. */
+export const McpImage = z
+  .strictObject({
+    width: uint,
+    height: uint,
+    origin: z.strictObject({ x: z.number(), y: z.number() }),
+    scaleX: z.number().positive(),
+    scaleY: z.number().positive(),
+  })
+  .meta({ id: "McpImage", description: "MCP only: the attached image, and how its pixels map to the screen: screen x = origin.x + image x / scaleX (y likewise)" });
+
+/**
+ * An MCP tool's structuredContent: the envelope of its command (result when
+ * ok, error when not) plus the attached image's map. One object (MCP wants
+ * `type: object` at the top); the ok/result/error pairing is checked by parse.
+ */
+export function mcpOutputSchema<C extends CommandName>(command: C) {
+  return z
+    .strictObject({
+      schemaVersion: z.literal(1),
+      ok: z.boolean(),
+      command: z.literal(command),
+      result: RESULTS[command].optional().describe("when ok"),
+      error: ErrorBody.optional().describe("when not ok"),
+      image: McpImage.optional(),
+    })
+    .superRefine((v, ctx) => {
+      if (v.ok && (v.result === undefined || v.error !== undefined)) ctx.addIssue({ code: "custom", message: "ok: true needs result and no error", path: ["result"] });
+      if (!v.ok && (v.error === undefined || v.result !== undefined)) ctx.addIssue({ code: "custom", message: "ok: false needs error and no result", path: ["error"] });
+    });
+}
+
+/**
+ * One adapter-mode serve response (src/adapters/session.ts AdapterResponse,
+ * docs/adapters.md): the vendor item to hand back, the deckhand steps that
+ * ran, their receipt and the image's map.
+ */
+export const AdapterResponse = z.strictObject({
+  schemaVersion: z.literal(1),
+  ok: z.boolean(),
+  command: z.literal("computer"),
+  adapter: z.enum(["openai", "anthropic"]),
+  output: z.record(str, z.unknown()).nullable().describe("the vendor's tool output item (free-form: the vendor's format)"),
+  steps: z.array(Step).nullable().describe("the deckhand steps that ran, in screen pixels"),
+  receipt: ProgramReceipt.nullable(),
+  image: z
+    .strictObject({
+      width: uint,
+      height: uint,
+      map: z
+        .strictObject({
+          width: uint,
+          height: uint,
+          origin: z.strictObject({ x: z.number(), y: z.number() }),
+          screenWidth: z.number(),
+          screenHeight: z.number(),
+          scaleX: z.number().positive(),
+          scaleY: z.number().positive(),
+          app: str.nullable(),
+          windowId: uint,
+          bounds: Rect.nullable(),
+          capturedAt: str,
+        })
+        .nullable(),
+      zoom: Rect.optional(),
+    })
+    .nullable(),
+  pointer: z.strictObject({ x: z.number(), y: z.number(), screen: z.strictObject({ x: z.number(), y: z.number() }) }).optional(),
+  error: ErrorBody.optional(),
+});
+
+/** JSON Schema of a result schema: its output side (what deckhand prints), draft-07 as MCP clients validate it. */
+export function resultJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { io: "output", target: "draft-7" }) as Record<string, unknown>;
+}
+
+export function isResultCommand(name: string): name is CommandName {
+  return Object.hasOwn(RESULTS, name);
+}
+
+/** Zod issues as short lines: path, then message. */
+export function formatIssues(error: z.ZodError, max = 20): string {
+  const lines = error.issues.slice(0, max).map((i) => `  ${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`);
+  if (error.issues.length > max) lines.push(`  ... and ${error.issues.length - max} more`);
+  return lines.join("\n");
+}
+
+/**
+ * Check one envelope (a CLI line, a serve line without its `id`) against
+ * the contract: ok:true against RESULTS[command] (or EXTRA_RESULTS), ok:false
+ * against the error envelope. Returns null when it conforms, else the issues.
+ * Adapter-mode responses (command "computer") against AdapterResponse.
+ */
+export function envelopeIssues(envelope: unknown): string | null {
+  if (!envelope || typeof envelope !== "object") return "  (root): not an object";
+  const e = envelope as { ok?: unknown; command?: unknown };
+  if (e.command === "computer" && "adapter" in e) {
+    const r = AdapterResponse.safeParse(envelope);
+    return r.success ? null : formatIssues(r.error);
+  }
+  if (e.ok === false) {
+    const r = ErrorEnvelope.safeParse(envelope);
+    return r.success ? null : formatIssues(r.error);
+  }
+  const command = typeof e.command === "string" ? e.command : "";
+  const result = isResultCommand(command)
+    ? RESULTS[command]
+    : Object.hasOwn(EXTRA_RESULTS, command)
+      ? EXTRA_RESULTS[command as keyof typeof EXTRA_RESULTS]
+      : null;
+  if (!result) return `  command: ${JSON.stringify(command)} has no result schema`;
+  const r = z.strictObject({ schemaVersion: z.literal(1), ok: z.literal(true), command: z.literal(command), result }).safeParse(envelope);
+  return r.success ? null : formatIssues(r.error);
+}
