@@ -58,7 +58,7 @@ export function cliCaller(env: NodeJS.ProcessEnv = process.env): Caller {
  * (or the kill switch's); `desktop` starts and stops the operator's private
  * desktop and `desktop run -- CMD` runs any program.
  */
-export const OPERATOR_ONLY_COMMANDS: readonly string[] = Object.freeze(["resume", "desktop"]);
+export const OPERATOR_ONLY_COMMANDS: readonly string[] = Object.freeze(["resume", "desktop", "helper"]);
 
 /**
  * Flags that set the operator's limits: the helper binary (a program

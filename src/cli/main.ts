@@ -25,6 +25,7 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.padEnd(width)}  ${COMMAND_SUMMARY[c]}`),
     `  ${"serve".padEnd(width)}  NDJSON requests on stdin, envelopes on stdout (--adapter native|openai|anthropic)`,
     `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env (operator-only)`,
+    `  ${"helper".padEnd(width)}  check --helper PATH: a helper's conformance to the wire protocol (operator-only)`,
     `  ${"mcp".padEnd(width)}  MCP server on stdio (--helper, --allow-foreground, --confirm-cmd, --policy, --max-width)`,
     "",
     "`deckhand <command> --help` lists a command's flags.",
@@ -77,6 +78,10 @@ export async function main(argv: string[]): Promise<number> {
   if (first === "desktop") {
     const { desktopMain } = await import("../desktop/index.ts");
     return await desktopMain(rest);
+  }
+  if (first === "helper") {
+    const { helperMain } = await import("../helpers/check.ts");
+    return await helperMain(rest);
   }
   if (first === "mcp") {
     const { mcpMain } = await import("../adapters/mcp.ts");

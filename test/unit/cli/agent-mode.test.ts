@@ -38,8 +38,8 @@ describe("agent mode", () => {
     expect(f.message).toMatch(/--allow-foreground is operator-only/);
   });
 
-  it("the operator-only inventory: resume and desktop; the four operator flags", () => {
-    expect([...OPERATOR_ONLY_COMMANDS].sort()).toEqual(["desktop", "resume"]);
+  it("the operator-only inventory: resume, desktop and helper check; the four operator flags", () => {
+    expect([...OPERATOR_ONLY_COMMANDS].sort()).toEqual(["desktop", "helper", "resume"]);
     expect([...OPERATOR_FLAGS].sort()).toEqual(["--allow-foreground", "--confirm-cmd", "--helper", "--policy"]);
     // Every command of the inventory but resume is an agent's to ask for.
     expect(COMMANDS.filter((c) => OPERATOR_ONLY_COMMANDS.includes(c))).toEqual(["resume"]);
