@@ -3,7 +3,6 @@
 // without a shell, and its exit status decides: 0 allows; any other exit, a
 // signal, a spawn failure or a timeout denies (CONFIRM_DENIED). With no hook
 // configured a sensitive action is CONFIRM_REQUIRED and nothing runs.
-import { spawn } from "node:child_process";
 import { z } from "zod";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Policy } from "../policy/load.ts";
@@ -168,11 +167,25 @@ function denied(message: string, details: Record<string, string | number | boole
   return new DeckhandError("CONFIRM_DENIED", message, { details });
 }
 
+/** Bytes of the hook's stdout kept (its first line is the operator-facing reason); the rest is read and dropped. */
+const MAX_STDOUT = 4096;
+/** After the hook exits, how long its stdout may stay open (a background grandchild holding the pipe) before deckhand stops waiting. */
+const STDOUT_GRACE_MS = 100;
+
 /**
  * Run the hook for one sensitive action. Resolves when it allows; throws
  * CONFIRM_REQUIRED (no hook: nothing ran), CONFIRM_DENIED (non-zero exit,
  * signal, spawn failure, timeout: the hook's whole process group is killed)
  * or INTERNAL (a description that does not fit the schema: a caller bug; nothing ran).
+ *
+ * The child is run by execa: the description goes in as `input` (stdin,
+ * never argv; EPIPE from a hook that does not read it is ignored), stderr is
+ * the operator's, stdout is kept up to MAX_STDOUT bytes by a transform (a
+ * chatty hook is drained, never killed for it as `maxBuffer` would). The
+ * deadline is a `cancelSignal` (AbortSignal.timeout): execa SIGKILLs the hook
+ * and marks the result `isCanceled`; our listener SIGKILLs its whole process
+ * group (execa only signals the pid). `detached` puts the hook in a group of
+ * its own, which is also why execa's `cleanup` does not apply to it.
  */
 export async function runConfirm(
   cmd: readonly string[] | null,
@@ -193,80 +206,60 @@ export async function runConfirm(
   }
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) timeoutMs = DEFAULT_CONFIRM_TIMEOUT_MS;
   timeoutMs = Math.min(timeoutMs, MAX_TIMEOUT_MS);
-  const input = `${JSON.stringify(parsed.data)}\n`;
   const posix = process.platform !== "win32";
 
-  await new Promise<void>((resolve, reject) => {
-    let settled = false;
-    let stdout = "";
-    const child = spawn(cmd[0]!, cmd.slice(1), {
-      shell: false,
-      stdio: ["pipe", "pipe", "inherit"],
-      detached: posix, // own process group, so a timeout kills everything it started
-      windowsHide: true,
-      env: opts.env ?? process.env,
-      cwd: opts.cwd,
-    });
-    const killGroup = () => {
-      try {
-        if (posix && child.pid) process.kill(-child.pid, "SIGKILL");
-        else child.kill("SIGKILL");
-      } catch {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    };
-    const finish = (err: DeckhandError | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      child.stdout?.destroy();
-      child.stdin?.destroy();
-      if (err) reject(err);
-      else resolve();
-    };
-    const timer = setTimeout(() => {
-      killGroup();
-      finish(denied(`the confirm hook did not answer within ${timeoutMs} ms`, { reason: "timeout", timeout_ms: timeoutMs }));
-    }, timeoutMs);
-
-    child.on("error", (err: NodeJS.ErrnoException) => {
-      finish(denied(`the confirm hook could not be started (${err.code ?? "error"})`, { reason: "spawn_failed", errno: err.code ?? "unknown" }));
-    });
-    child.stdout?.setEncoding("utf8");
-    child.stdout?.on("data", (chunk: string) => {
-      if (stdout.length < 4096) stdout += chunk;
-    });
-    let stdoutEnded = false;
-    const stdoutDone: (() => void)[] = [];
-    child.stdout?.on("error", () => {});
-    child.stdout?.on("close", () => {
-      stdoutEnded = true;
-      for (const f of stdoutDone.splice(0)) f();
-    });
-    child.on("exit", (code, signal) => {
-      if (code === 0) return finish(null);
-      const refuse = () => {
-        const details: Record<string, string | number | boolean> =
-          code !== null ? { reason: "exit", exit_code: code } : { reason: "signal", signal: signal ?? "unknown" };
-        // The hook's first stdout line, if any, is its reason for the operator.
-        const msg = stdout.split(/\r?\n/)[0]!.trim().slice(0, MAX_HOOK_MESSAGE);
-        if (msg) details.hook_message = msg;
-        finish(denied(code !== null ? `the confirm hook refused (exit ${code})` : `the confirm hook was killed (${signal})`, details));
-      };
-      if (stdoutEnded || !child.stdout) return refuse();
-      // Let buffered output arrive, without waiting on a grandchild that holds the pipe.
-      const grace = setTimeout(refuse, 100);
-      stdoutDone.push(() => {
-        clearTimeout(grace);
-        refuse();
-      });
-    });
-    // A hook that never reads stdin (or exits first) must not crash deckhand with EPIPE.
-    child.stdin?.on("error", () => {});
-    child.stdin?.end(input);
+  // Loaded on first use: most deckhand runs never start a hook, and execa costs tens of ms to load.
+  const { execa } = await import("execa");
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let kept = 0;
+  const hook = execa(cmd[0], cmd.slice(1), {
+    input: `${JSON.stringify(parsed.data)}\n`,
+    stdout: {
+      *transform(chunk: unknown) {
+        if (kept >= MAX_STDOUT) return;
+        const part = (chunk as Uint8Array).subarray(0, MAX_STDOUT - kept);
+        kept += part.length;
+        yield part;
+      },
+      binary: true,
+    },
+    stderr: "inherit",
+    detached: posix, // own process group, so a timeout kills everything it started
+    env: opts.env ?? process.env,
+    extendEnv: false,
+    cwd: opts.cwd,
+    cancelSignal: deadline,
+    killSignal: "SIGKILL",
+    forceKillAfterDelay: false, // SIGKILL already
+    stripFinalNewline: false,
+    reject: false,
+    verbose: "none", // not even with NODE_DEBUG=execa
   });
+  const killGroup = () => {
+    try {
+      if (posix && hook.pid) process.kill(-hook.pid, "SIGKILL");
+    } catch {
+      // gone already; execa signals the hook itself
+    }
+  };
+  deadline.addEventListener("abort", killGroup, { once: true });
+  // Let buffered output arrive, without waiting on a grandchild that holds the pipe.
+  hook.once("exit", () => setTimeout(() => hook.stdout?.destroy(), STDOUT_GRACE_MS).unref());
+  // Once the hook is gone its group id may be someone else's: stop listening.
+  const result = await hook.finally(() => deadline.removeEventListener("abort", killGroup));
+  const { exitCode, signal } = result;
+  if (exitCode === 0) return;
+  if (exitCode === undefined && result.isCanceled) {
+    throw denied(`the confirm hook did not answer within ${timeoutMs} ms`, { reason: "timeout", timeout_ms: timeoutMs });
+  }
+  if (exitCode === undefined && signal === undefined) {
+    const errno = result.code ?? (result.cause as NodeJS.ErrnoException | undefined)?.code;
+    throw denied(`the confirm hook could not be started (${errno ?? "error"})`, { reason: "spawn_failed", errno: errno ?? "unknown" });
+  }
+  const details: Record<string, string | number | boolean> =
+    exitCode !== undefined ? { reason: "exit", exit_code: exitCode } : { reason: "signal", signal: signal ?? "unknown" };
+  // The hook's first stdout line, if any, is its reason for the operator.
+  const msg = String(result.stdout ?? "").split(/\r?\n/)[0]!.trim().slice(0, MAX_HOOK_MESSAGE);
+  if (msg) details.hook_message = msg;
+  throw denied(exitCode !== undefined ? `the confirm hook refused (exit ${exitCode})` : `the confirm hook was killed (${signal})`, details);
 }

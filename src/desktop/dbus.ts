@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { execa } from "execa";
 import type { StartContext } from "./context.ts";
 import { pollUntil } from "./poll.ts";
 import { spawnDaemon, type Daemon } from "./processes.ts";
-
-const run = promisify(execFile);
 
 /**
  * A private session bus. --nofork keeps dbus-daemon our child, in the
@@ -45,10 +42,11 @@ export async function startSessionBus(ctx: StartContext): Promise<{ address: str
 
 /** One method call with dbus-send; stdout of --print-reply. Never auto-starts: see nameHasOwner. */
 export async function dbusCall(busAddress: string, dest: string, path: string, method: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run(
+  // timeout: SIGTERM at 2 s, SIGKILL 5 s later (forceKillAfterDelay) if it ignores that.
+  const { stdout } = await execa(
     "dbus-send",
     [`--bus=${busAddress}`, "--print-reply", `--dest=${dest}`, path, method, ...args],
-    { timeout: 2000, env: { ...process.env, DISPLAY: "" } },
+    { timeout: 2000, env: { DISPLAY: "" }, verbose: "none" },
   );
   return stdout;
 }

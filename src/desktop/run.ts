@@ -1,14 +1,21 @@
-import { spawn } from "node:child_process";
 import { constants } from "node:os";
+import { execa } from "execa";
 import { startDesktop, type DesktopOptions } from "./desktop.ts";
 
 const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+/** A command told to stop still may not keep the desktop alive forever. */
+const FORCE_KILL_AFTER_MS = 10_000;
 
 /**
  * Starts a desktop, runs argv inside it (stdio inherited), tears the desktop
  * down afterwards, also when this process is told to stop, and returns the
  * command's exit code (128 + signal number when it died of a signal, 127 when
  * it could not be started).
+ *
+ * The command is run by execa, whose `cleanup` kills it should deckhand
+ * exit first (its desktop is torn down then too). A signal this process
+ * receives is forwarded as itself, then SIGKILL after 10 s: execa's
+ * `forceKillAfterDelay` would follow only its one `killSignal`.
  */
 export async function runInDesktop(argv: string[], opts: DesktopOptions = {}): Promise<number> {
   if (argv.length === 0) throw new Error("runInDesktop: no command");
@@ -23,19 +30,25 @@ export async function runInDesktop(argv: string[], opts: DesktopOptions = {}): P
     const desktop = await startDesktop({ ...opts, persistent: false });
     try {
       if (received) return 128 + constants.signals[received];
-      return await new Promise<number>((resolve) => {
-        const child = spawn(argv[0]!, argv.slice(1), { stdio: "inherit", env: { ...process.env, ...desktop.env } });
-        forward = (s) => {
-          child.kill(s);
-          // A command that ignores the signal still may not keep the desktop alive forever.
-          setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
-        };
-        child.once("error", (err) => {
-          process.stderr.write(`deckhand desktop: cannot run ${argv[0]}: ${err.message}\n`);
-          resolve(127);
-        });
-        child.once("exit", (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
+      const command = execa(argv[0]!, argv.slice(1), {
+        stdio: "inherit",
+        env: desktop.env, // on top of deckhand's own (extendEnv)
+        reject: false,
+        cleanup: true,
+        // execa arms its force kill only for its own killSignal; we forward whichever signal came.
+        forceKillAfterDelay: false,
+        verbose: "none",
       });
+      forward = (s) => {
+        command.kill(s);
+        setTimeout(() => command.kill("SIGKILL"), FORCE_KILL_AFTER_MS).unref();
+      };
+      const result = await command;
+      if (result.exitCode !== undefined) return result.exitCode;
+      if (result.signal) return 128 + constants.signals[result.signal as NodeJS.Signals];
+      const cause = (result.cause as Error | undefined)?.message ?? result.shortMessage;
+      process.stderr.write(`deckhand desktop: cannot run ${argv[0]}: ${cause}\n`);
+      return 127;
     } finally {
       forward = undefined;
       await desktop.stop();

@@ -4,6 +4,9 @@
 // reported as such and never sent again.
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
+import { accessSync, constants as fsConstants } from "node:fs";
+import { delimiter, join } from "node:path";
+import treeKill from "tree-kill";
 import { DeckhandError } from "../protocol/errors.ts";
 import { encodeFrame, FrameDecoder, FrameError } from "../wire/codec.ts";
 import {
@@ -141,6 +144,8 @@ export class Supervisor extends EventEmitter {
   private decoder = new FrameDecoder();
   private pending = new Map<number, Pending>();
   private abandoned = new Set<number>();
+  /** Kills of helper trees still walking `ps`; stop() waits for them. */
+  private kills = new Set<Promise<void>>();
   private nextId = 1;
   private state: State = "idle";
   private starting: Promise<Hello> | null = null;
@@ -474,17 +479,20 @@ export class Supervisor extends EventEmitter {
     }
   }
 
+  /**
+   * Kill a helper and everything it started: its process group and, while
+   * it is still alive, its descendants that left the group (killHelperTree).
+   * A helper that already exited has only its group left to kill: its pid
+   * may be reused, and its setsid'd children were reparented out of reach.
+   */
   private killGroup(child: ChildProcess): void {
     if (child.pid == null) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        /* already gone */
-      }
+    if (child.exitCode === null && child.signalCode === null) {
+      const done = killHelperTree(child).finally(() => this.kills.delete(done));
+      this.kills.add(done);
+      return;
     }
+    signalGroup(child, "SIGKILL");
   }
 
   /** Raw request: resolves with result and receipt, rejects with DeckhandError. */
@@ -630,19 +638,104 @@ export class Supervisor extends EventEmitter {
       p.reject(new HelperLost("exited", "deckhand is shutting down"));
     }
     this.pending.clear();
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        this.killGroup(child);
-        resolve();
-      }, 1000);
-      child.once("exit", () => {
-        clearTimeout(t);
-        // Anything the helper itself spawned goes with its group.
-        this.killGroup(child);
-        resolve();
+    if (child && child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          // It lingers: kill it with its group and its descendants.
+          this.killGroup(child);
+          resolve();
+        }, 1000);
+        child.once("exit", () => {
+          clearTimeout(t);
+          // Anything the helper itself spawned goes with its group.
+          this.killGroup(child);
+          resolve();
+        });
+        child.stdin?.end();
       });
-      child.stdin?.end();
+    }
+    await Promise.all(this.kills);
+  }
+}
+
+// ---------------------------------------------------------------- killing a helper's tree
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid == null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Helpers being killed (pids): their groups get a synchronous SIGKILL if deckhand exits before `ps` answered. */
+const killing = new Map<number, ChildProcess>();
+let exitHookInstalled = false;
+
+let psFound: boolean | undefined;
+/** tree-kill runs `ps` (Linux) or `pgrep` (macOS): without it, its spawn error would be an uncaught exception. */
+function canWalkTree(): boolean {
+  if (process.platform === "win32") return true; // taskkill /T
+  if (psFound !== undefined) return psFound;
+  const tool = process.platform === "darwin" ? "pgrep" : "ps";
+  psFound = (process.env.PATH ?? "").split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir || ".", tool), fsConstants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return psFound;
+}
+
+/** How long tree-kill may take to walk the tree before the group is killed without it. */
+const TREE_WALK_MS = 2000;
+
+/**
+ * Kill a live helper, its process group and its descendants that left the
+ * group (a setsid'd child is still the helper's child, but found only while
+ * the helper lives: once it dies the child is reparented). The group is
+ * SIGSTOPped at once, so nothing in it acts or forks while tree-kill walks
+ * the tree with `ps`; then tree-kill SIGKILLs every process it found and we
+ * SIGKILL the group (a stopped process dies of SIGKILL). Node reaps the
+ * helper only after this returns to the event loop, so its pid is still
+ * ours when the group is killed. Known gaps: a descendant that forks while
+ * the walk runs outside the stopped group, or whose parent already died, is
+ * missed (tree-kill follows parent links).
+ */
+function killHelperTree(child: ChildProcess): Promise<void> {
+  const pid = child.pid!;
+  if (!canWalkTree()) {
+    signalGroup(child, "SIGKILL");
+    return Promise.resolve();
+  }
+  if (process.platform !== "win32") signalGroup(child, "SIGSTOP");
+  killing.set(pid, child);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const c of killing.values()) signalGroup(c, "SIGKILL");
     });
   }
+  return new Promise<void>((resolve) => {
+    const finish = () => {
+      if (killing.get(pid) !== child) return;
+      killing.delete(pid);
+      clearTimeout(timer);
+      signalGroup(child, "SIGKILL");
+      resolve();
+    };
+    const timer = setTimeout(finish, TREE_WALK_MS);
+    try {
+      treeKill(pid, "SIGKILL", finish);
+    } catch {
+      finish();
+    }
+  });
 }

@@ -158,6 +158,31 @@ describeLive("private desktop", () => {
   });
 });
 
+describeLive("deckhand desktop run: signals", () => {
+  const root = join(import.meta.dirname, "..", "..");
+  const bun = join(root, "node_modules", ".bin", "bun");
+
+  it("a signal to deckhand reaches the command as itself; its exit code is returned and the desktop is torn down", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "deckhand-run-signal-"));
+    try {
+      const ready = join(dir, "ready");
+      const script = `trap 'exit 42' INT; printf %s "$DISPLAY" > '${ready}.tmp' && mv '${ready}.tmp' '${ready}'; while :; do sleep 0.05; done`;
+      const child = spawn(bun, [join(root, "src", "main.ts"), "desktop", "run", "--", "sh", "-c", script], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DECKHAND_AGENT_MODE: "" } });
+      let stderr = "";
+      child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+      await waitUntil("the command to start inside the desktop", 20_000, () => existsSync(ready));
+      const display = readFileSync(ready, "utf8");
+      child.kill("SIGINT");
+      // Only the command's SIGINT trap exits 42 (a SIGTERM or SIGKILL would end it with 143 or 137).
+      expect(await exited, stderr).toBe(42);
+      for (const f of displayFiles(display)) expect(existsSync(f)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describeLive("deckhand desktop CLI", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "deckhand-state-"));
   const savedStateDir = process.env.DECKHAND_STATE_DIR;

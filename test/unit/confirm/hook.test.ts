@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import {
   DEFAULT_CONFIRM_TIMEOUT_MS,
   resolveConfirm,
@@ -135,6 +135,51 @@ describe.runIf(posix)("runConfirm", () => {
     for (let i = 0; i < 50 && (alive(shell!) || alive(sleeper!)); i++) await new Promise((r) => setTimeout(r, 20));
     expect(alive(shell!)).toBe(false);
     expect(alive(sleeper!)).toBe(false);
+  });
+
+  it("a hook that writes a lot to stdout is drained, not killed: its exit still decides", async () => {
+    await expect(runConfirm(["sh", "-c", "head -c 200000 /dev/zero; exit 0"], description)).resolves.toBeUndefined();
+    const e = await codeOf(runConfirm(["sh", "-c", "printf 'too long a reason %.0s' $(seq 1 5000); exit 4"], description));
+    expect(e.details).toMatchObject({ reason: "exit", exit_code: 4 });
+    expect(String(e.details.hook_message).length).toBeLessThanOrEqual(200);
+  });
+
+  // Grandchildren that outlive a hook: killed after each test (they hold the test's stderr otherwise).
+  const strays = join(t.dir, "strays.pids");
+  const stray = (cmd: string) => `${cmd} 2>/dev/null & echo $! >> '${strays}'`;
+  afterEach(() => {
+    if (!existsSync(strays)) return;
+    for (const pid of readFileSync(strays, "utf8").split("\n").filter(Boolean).map(Number)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    rmSync(strays, { force: true });
+  });
+
+  it("a grandchild left holding the hook's stdout does not hold up the decision", async () => {
+    const started = Date.now();
+    await expect(runConfirm(["sh", "-c", `${stray("sleep 30")}; exit 0`], description, 20_000)).resolves.toBeUndefined();
+    const e = await codeOf(runConfirm(["sh", "-c", `${stray("setsid sleep 30")}; echo busy; exit 5`], description, 20_000));
+    expect(e.details).toEqual({ reason: "exit", exit_code: 5, hook_message: "busy" });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a timeout is not held up by a grandchild that left the group but holds stdout", async () => {
+    const started = Date.now();
+    const e = await codeOf(runConfirm(["sh", "-c", `${stray("setsid sleep 30")}; sleep 30`], description, 300));
+    expect(e.details).toEqual({ reason: "timeout", timeout_ms: 300 });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("the hook's environment is exactly the one given (nothing of deckhand's is merged in)", async () => {
+    const out = join(t.dir, "env.txt");
+    await runConfirm(["/bin/sh", "-c", `env > '${out}'`], description, 5000, { env: { ONLY: "this", PATH: "/usr/bin:/bin" } });
+    const names = readFileSync(out, "utf8").split("\n").filter(Boolean).map((l) => l.split("=")[0]);
+    expect(names).toContain("ONLY");
+    expect(names).not.toContain("HOME");
   });
 
   it("a missing or non-executable hook denies", async () => {
