@@ -299,8 +299,8 @@ const MOVER_KEYSYMS = new Set([
 
 /** Buttons a window's default (Return) may press. */
 const BUTTON_ROLES: readonly Role[] = ["button"];
-/** Content where Return submits a form: a web page (or any document). */
-const DOCUMENT_ROLES: readonly Role[] = ["document"];
+/** Content where Return submits a form: a web page or a form in one (not an office document). */
+const DOCUMENT_ROLES: readonly Role[] = ["web_document", "form"];
 const isButton = (c: Control) => BUTTON_ROLES.includes(c.role);
 
 const clip = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n)}…` : s);

@@ -44,6 +44,10 @@ export const ROLES = Object.freeze([
   "label",
   "heading",
   "document",
+  /** Web content (a browser's page): Return in one of its fields may submit a form. */
+  "web_document",
+  /** A web form. */
+  "form",
   "progress_bar",
   "separator",
   "status_bar",

@@ -39,7 +39,7 @@ describe("1a: activating a text field", () => {
     // A dialog with no default state read: every sensitive button may be it.
     expect(sensitiveDefault({ ...dialog, controls: [reason, cancel, c("button", "Delete")] })?.name).toBe("Delete");
     // Web content: Return in a field submits its form.
-    expect(sensitiveDefault({ title: "Shop", role: "window", controls: [c("document", "Shop"), c("text_field", "Card"), c("button", "Pay now")], statesKnown: true })?.name).toBe("Pay now");
+    expect(sensitiveDefault({ title: "Shop", role: "window", controls: [c("web_document", "Shop"), c("text_field", "Card"), c("button", "Pay now")], statesKnown: true })?.name).toBe("Pay now");
     // A plain window that reports no default: none.
     expect(sensitiveDefault(plainWindow)).toBeNull();
     // States not read (snapshot elements): conservative.
@@ -184,6 +184,8 @@ describe("neutral words only", () => {
     expect(sensitiveDefault({ ...dialog, controls: [reason, c("button", "Delete", ["default"])] })?.name).toBe("Delete");
     expect(sensitiveDefault({ ...plainWindow, controls: [c("link", "Delete", ["default"])] })).toBeNull();
     // A document (web page) makes Return in a field submit: dialog-like.
-    expect(sensitiveDefault({ title: "Shop", role: "window", controls: [c("document", "Shop"), c("button", "Submit order")], statesKnown: true })?.name).toBe("Submit order");
+    expect(sensitiveDefault({ title: "Shop", role: "window", controls: [c("web_document", "Shop"), c("button", "Submit order")], statesKnown: true })?.name).toBe("Submit order");
+    // An office document (a spreadsheet) is not a web form: Return in a cell presses no default button.
+    expect(sensitiveDefault({ title: "Calc", role: "window", controls: [c("document", "Sheet1"), c("button", "Delete")], statesKnown: true })).toBeNull();
   });
 });

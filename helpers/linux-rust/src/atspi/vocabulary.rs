@@ -34,9 +34,10 @@ pub fn role(native_role: &str, multi_line: bool, editable: bool) -> Role {
         "column header" | "table column header" => Role::ColumnHeader,
         "frame" | "window" | "internal frame" => Role::Window,
         "dialog" | "alert" | "file chooser" => Role::Dialog,
-        "document web" | "document frame" | "document text" | "document spreadsheet" | "document presentation" | "document email" => {
-            Role::Document
-        }
+        // Web content: Return in one of its fields submits its form (sensitive-action detection).
+        "document web" | "document frame" => Role::WebDocument,
+        "form" => Role::Form,
+        "document text" | "document spreadsheet" | "document presentation" | "document email" => Role::Document,
         "heading" => Role::Heading,
         "status bar" => Role::StatusBar,
         "separator" => Role::Separator,
@@ -58,7 +59,7 @@ pub fn role(native_role: &str, multi_line: bool, editable: bool) -> Role {
         "table" => Role::Table,
         "tool bar" => Role::Toolbar,
         "progress bar" | "level bar" => Role::ProgressBar,
-        "grouping" | "form" | "landmark" | "article" | "block quote" | "header" | "footer" | "description list" | "page" | "info bar"
+        "grouping" | "landmark" | "article" | "block quote" | "header" | "footer" | "description list" | "page" | "info bar"
         | "option pane" => Role::Group,
         _ => Role::Other,
     }
@@ -180,8 +181,8 @@ mod tests {
             ("alert", Role::Dialog),
             ("file chooser", Role::Dialog),
             ("terminal", Role::TextArea),
-            ("document web", Role::Document),
-            ("document frame", Role::Document),
+            ("document web", Role::WebDocument),
+            ("document frame", Role::WebDocument),
             ("document text", Role::Document),
             ("document spreadsheet", Role::Document),
             ("document presentation", Role::Document),
@@ -223,7 +224,7 @@ mod tests {
             ("tool bar", Role::Toolbar),
             ("progress bar", Role::ProgressBar),
             ("grouping", Role::Group),
-            ("form", Role::Group),
+            ("form", Role::Form),
             ("landmark", Role::Group),
             ("article", Role::Group),
             ("calendar", Role::Other),

@@ -82,6 +82,8 @@ vocabulary!(
         Label = "label",
         Heading = "heading",
         Document = "document",
+        WebDocument = "web_document",
+        Form = "form",
         ProgressBar = "progress_bar",
         Separator = "separator",
         StatusBar = "status_bar",
