@@ -1,6 +1,9 @@
 // Image <-> screen coordinates for the vendor adapters. A model speaks in
 // pixels of the last image it was shown; deckhand acts in screen pixels.
+// The helper crops and scales every image (the screenshot op's region and
+// max_width); here is only the width to ask for and the map of what came back.
 import { DeckhandError } from "../protocol/errors.ts";
+import type { WidthPlan } from "../engine/observe.ts";
 
 export const DEFAULT_MAX_WIDTH = 1440;
 /**
@@ -8,7 +11,7 @@ export const DEFAULT_MAX_WIDTH = 1440;
  * is over 1568 px or whose area is over its ~1,600-token budget (about
  * 1.2 megapixels at 750 px per token). An image it rescales no longer matches
  * the map the model's coordinates are read through, so vendor images are
- * fitted inside both limits here (OpenAI's are looser).
+ * asked of the helper inside both limits (OpenAI's are looser).
  */
 export const DEFAULT_MAX_SIDE = 1568;
 export const DEFAULT_MAX_PIXELS = 1_200_000;
@@ -35,68 +38,87 @@ export function adapterFit(opts: FitOptions = {}): FitOptions {
 }
 
 /**
- * The map of one screenshot as the model saw it. Image pixel (ix, iy) shows
- * the screen area [origin.x + ix / scaleX, origin.x + (ix + 1) / scaleX) x (same for y).
+ * The map of one screenshot as the model saw it: the helper's PNG, its
+ * width, height, origin and scale as the screenshot result gave them. Image
+ * pixel (ix, iy) shows the screen area [origin.x + ix / scaleX, origin.x + (ix + 1) / scaleX) x (same for y).
  */
 export interface ImageMap {
-  /** Size of the image the model saw (after the downscale). */
+  /** Size of the image the model saw (the PNG the helper wrote). */
   width: number;
   height: number;
   /** Screen position of the image's top-left corner. */
   origin: { x: number; y: number };
-  /** Screen pixels the image covers (capture size / capture scale). */
+  /** Screen pixels the image covers (image size / scale). */
   screenWidth: number;
   screenHeight: number;
-  /** Image pixels per screen pixel on each axis: the capture scale times the downscale. */
+  /** Image pixels per screen pixel (the result's scale: the helper scales both axes by one factor). */
   scaleX: number;
   scaleY: number;
 }
 
-/**
- * The size an image of w x h gets when fitted (aspect kept, never enlarged):
- * the largest that keeps every cap given. Rounded to the nearest pixel unless
- * that would break a cap, then rounded down.
- */
-export function fitSize(w: number, h: number, opts: FitOptions = {}): { width: number; height: number } {
-  const maxW = opts.maxWidth ?? DEFAULT_MAX_WIDTH;
-  let f = w > maxW ? maxW / w : 1;
-  if (opts.maxHeight !== undefined && h * f > opts.maxHeight) f = opts.maxHeight / h;
-  const side = Math.max(w, h);
-  if (opts.maxSide !== undefined && side * f > opts.maxSide) f = opts.maxSide / side;
-  if (opts.maxPixels !== undefined && w * h * f * f > opts.maxPixels) f = Math.sqrt(opts.maxPixels / (w * h));
-  if (f >= 1) return { width: w, height: h };
-  const fits = (a: number, b: number) =>
-    a <= Math.max(1, maxW) &&
-    (opts.maxHeight === undefined || b <= Math.max(1, opts.maxHeight)) &&
-    (opts.maxSide === undefined || Math.max(a, b) <= Math.max(1, opts.maxSide)) &&
-    (opts.maxPixels === undefined || a * b <= Math.max(1, opts.maxPixels));
-  const round = { width: Math.max(1, Math.round(w * f)), height: Math.max(1, Math.round(h * f)) };
-  if (fits(round.width, round.height)) return round;
-  const r = { width: Math.max(1, Math.floor(w * f)), height: Math.max(1, Math.floor(h * f)) };
-  // A side held at 1 pixel can still break the area cap of a very long, thin image: shorten the other.
-  if (opts.maxPixels !== undefined && r.width * r.height > opts.maxPixels) {
-    if (r.width <= r.height) r.height = Math.max(1, Math.floor(opts.maxPixels / r.width));
-    else r.width = Math.max(1, Math.floor(opts.maxPixels / r.height));
-  }
-  return r;
+/** The helper's least max_width (src/wire/messages.ts). */
+export const MIN_MAX_WIDTH = 16;
+
+/** Is an image of this size inside every cap given? */
+export function fitsCaps(size: { width: number; height: number }, opts: FitOptions = {}): boolean {
+  const { width: w, height: h } = size;
+  return (
+    w <= (opts.maxWidth ?? DEFAULT_MAX_WIDTH) &&
+    (opts.maxHeight === undefined || h <= opts.maxHeight) &&
+    (opts.maxSide === undefined || Math.max(w, h) <= opts.maxSide) &&
+    (opts.maxPixels === undefined || w * h <= opts.maxPixels)
+  );
 }
 
 /**
- * The map of a capture {width, height, scale, origin} (image pixels as the
- * helper reported them; scale = image pixels per screen pixel) shown to the
- * model at width x height.
+ * The max_width to ask the helper for, for an area of w x h screen pixels:
+ * the widest whose image (aspect kept, height rounded down) is inside every
+ * cap, whatever the capture's own resolution (a HiDPI capture has more
+ * pixels than the area; the helper never scales up, so a smaller capture
+ * only makes a smaller image). At least MIN_MAX_WIDTH.
  */
-export function makeMap(capture: { width: number; height: number; scale: number; origin: { x: number; y: number } }, shown: { width: number; height: number }): ImageMap {
-  const screenWidth = capture.width / capture.scale;
-  const screenHeight = capture.height / capture.scale;
+export function fitWidth(w: number, h: number, opts: FitOptions = {}): number {
+  const at = (mw: number) => ({ width: mw, height: Math.max(1, Math.floor((h * mw) / w)) });
+  const ok = (mw: number) => fitsCaps(at(mw), opts);
+  let f = (opts.maxWidth ?? DEFAULT_MAX_WIDTH) / w;
+  if (opts.maxHeight !== undefined) f = Math.min(f, opts.maxHeight / h);
+  if (opts.maxSide !== undefined) f = Math.min(f, opts.maxSide / Math.max(w, h));
+  if (opts.maxPixels !== undefined) f = Math.min(f, Math.sqrt(opts.maxPixels / (w * h)));
+  let mw = Math.max(MIN_MAX_WIDTH, Math.floor(w * f));
+  // The real-valued bound, then whole pixels: the rounded-down height may let one more column in, or float error one too many.
+  if (ok(mw)) while (ok(mw + 1)) mw++;
+  else while (mw > MIN_MAX_WIDTH && !ok(mw)) mw--;
+  return mw;
+}
+
+/**
+ * The screenshot options' width plan for images inside these caps: the
+ * width for the area captured (src/engine/observe.ts WidthPlan); before a
+ * first whole-screen capture, whose size is not known, the width cap (the
+ * image is checked, and taken once more when it breaks another cap).
+ */
+export function imagePlan(opts: FitOptions): WidthPlan {
   return {
-    width: shown.width,
-    height: shown.height,
-    origin: { x: capture.origin.x, y: capture.origin.y },
-    screenWidth,
-    screenHeight,
-    scaleX: shown.width / screenWidth,
-    scaleY: shown.height / screenHeight,
+    widthFor: (area) => (area ? fitWidth(area.width, area.height, opts) : Math.min(opts.maxWidth ?? DEFAULT_MAX_WIDTH, opts.maxSide ?? Infinity)),
+    fits: (size) => fitsCaps(size, opts),
+  };
+}
+
+/** The map of a screenshot, from its result exactly as the helper gave it (the PNG's size, origin and scale). */
+export function makeMap(shot: { width: number; height: number; scale: number; origin: { x: number; y: number } }): ImageMap {
+  // 1385 / (1385 / 1920) is 1920 give or take float error: a span that is a whole number of screen pixels stays one.
+  const span = (n: number) => {
+    const v = n / shot.scale;
+    return Math.abs(v - Math.round(v)) < 1e-9 * Math.max(1, v) ? Math.round(v) : v;
+  };
+  return {
+    width: shot.width,
+    height: shot.height,
+    origin: { x: shot.origin.x, y: shot.origin.y },
+    screenWidth: span(shot.width),
+    screenHeight: span(shot.height),
+    scaleX: shot.scale,
+    scaleY: shot.scale,
   };
 }
 

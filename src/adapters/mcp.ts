@@ -2,7 +2,9 @@
 // command, inputs validated by the same zod schemas as the CLI and serve,
 // results as structured content (the deckhand envelope, advertised as each
 // tool's outputSchema from src/protocol/results.ts) plus a short text
-// summary, screenshots as image content. stdout is the protocol: every
+// summary, screenshots as image content: taken by the helper already
+// scaled to fit the image caps (screenshot.scale), so the result describes
+// the very PNG attached. stdout is the protocol: every
 // diagnostic goes to stderr. Operator flags (--allow-foreground, --helper,
 // --confirm-cmd, --policy) are set on the command line, never by a tool.
 // Operator-only commands (`resume`, `desktop`) are no tools: a client may
@@ -21,12 +23,12 @@ import { Engine, type OperatorOptions } from "../engine/engine.ts";
 import { createSafety } from "../engine/default-safety.ts";
 import { Cancellation, type ProgramReceipt } from "../program/executor.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
+import type { ScreenshotOptions } from "../engine/observe.ts";
 import { fail, ok, type Envelope } from "../cli/envelope.ts";
 import { humanOutput } from "../cli/human.ts";
 import { runCommand } from "../cli/run-command.ts";
 import { VERSION } from "../version.ts";
-import { adapterFit, fitSize, makeMap, type FitOptions } from "./coords.ts";
-import { renderPng } from "./session.ts";
+import { adapterFit, fitsCaps, imagePlan, makeMap, type FitOptions } from "./coords.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand mcp: ${m}\n`);
 
@@ -116,12 +118,14 @@ export async function toolResult(command: CommandName, env: Envelope, fit: FitOp
   if (shot) {
     try {
       // The same caps as the vendor adapters (width, longest side, area): a client model never rescales it.
-      const shown = fitSize(shot.width, shot.height, adapterFit(fit));
-      const png = renderPng(readFileSync(shot.path), shot, { x: 0, y: 0, width: shot.width, height: shot.height }, shown.width, shown.height);
-      content.push({ type: "image", data: png.toString("base64"), mimeType: "image/png" });
-      const map = makeMap(shot, shown);
-      structured.image = { width: shown.width, height: shown.height, origin: map.origin, scaleX: map.scaleX, scaleY: map.scaleY };
-      head.text += `\nimage ${shown.width}x${shown.height}: screen x = ${map.origin.x} + image x / ${+map.scaleX.toFixed(6)}, screen y = ${map.origin.y} + image y / ${+map.scaleY.toFixed(6)}`;
+      // The helper scaled it (the command ran with imagePlan); one that cannot scale is attached only when it fits as it is.
+      if (!fitsCaps(shot, adapterFit(fit))) {
+        throw new Error(`the ${shot.width}x${shot.height} image is over the image caps, and the helper cannot scale screenshots (screenshot.scale)`);
+      }
+      content.push({ type: "image", data: readFileSync(shot.path).toString("base64"), mimeType: "image/png" });
+      const map = makeMap(shot);
+      structured.image = { width: shot.width, height: shot.height, origin: map.origin, scaleX: map.scaleX, scaleY: map.scaleY };
+      head.text += `\nimage ${shot.width}x${shot.height}: screen x = ${map.origin.x} + image x / ${+map.scaleX.toFixed(6)}, screen y = ${map.origin.y} + image y / ${+map.scaleY.toFixed(6)}`;
     } catch (err) {
       head.text += `\n(screenshot not attached: ${err instanceof Error ? err.message : String(err)})`;
     }
@@ -131,6 +135,7 @@ export async function toolResult(command: CommandName, env: Envelope, fit: FitOp
 
 export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer {
   const server = new McpServer({ name: "deckhand", version: VERSION }, { capabilities: { tools: {} } });
+  const images: ScreenshotOptions = { maxWidth: imagePlan(adapterFit(fit)), ifSupported: true };
   for (const t of MCP_TOOLS) {
     server.registerTool(
       t.name,
@@ -141,15 +146,17 @@ export function createMcpServer(engine: Engine, fit: FitOptions = {}): McpServer
         const cancel = new Cancellation(extra?.signal, "the MCP client cancelled the request");
         // An MCP client is an agent: operator-only commands are refused for it.
         const ctx = { cancel, caller: "mcp" as const };
+        // Every screenshot the call takes is scaled by the helper to fit the image caps (when it can).
+        const scoped = <T>(fn: () => Promise<T>) => engine.withCancel(cancel.signal, () => engine.withScreenshotOptions(images, fn));
         let env: Envelope;
         if (t.command === "run") {
           try {
-            env = ok("run", await engine.withCancel(cancel.signal, () => runProgramValue(engine, args, ctx)));
+            env = ok("run", await scoped(() => runProgramValue(engine, args, ctx)));
           } catch (err) {
             env = fail("run", err, log);
           }
         } else {
-          env = await engine.withCancel(cancel.signal, () => runCommand(engine, t.command, args, ctx, log));
+          env = await scoped(() => runCommand(engine, t.command, args, ctx, log));
         }
         return await toolResult(t.command, env, fit);
       },

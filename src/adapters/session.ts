@@ -1,11 +1,13 @@
 // An adapter session: vendor computer-tool calls in, vendor tool outputs out.
 // Every action becomes one deckhand Program run by the one executor (policy,
 // foreground grant, confirm and audit apply exactly as for native commands);
-// every reply carries a fresh screenshot, fitted inside the image caps
-// (adapterFit: width, longest side, area), whose map the next call's
-// coordinates are read through. The session also remembers where deckhand
-// itself left the pointer (a hover move; input otherwise restores it), for
-// clicks without a coordinate and Anthropic's cursor_position.
+// every reply carries a fresh screenshot that the helper scaled to fit
+// inside the image caps (adapterFit: width, longest side, area; the
+// screenshot op's max_width), whose map — the result's origin and scale as
+// the helper gave them — the next call's coordinates are read through. The
+// session also remembers where deckhand itself left the pointer (a hover
+// move; input otherwise restores it), for clicks without a coordinate and
+// Anthropic's cursor_position.
 import { readFileSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
@@ -15,8 +17,8 @@ import { appWindows, resolveApp } from "../engine/resolve.ts";
 import type { ProgramReceipt } from "../program/executor.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
 import { fail } from "../cli/envelope.ts";
-import { adapterFit, fitSize, imageRegionToScreen, makeMap, screenInImage, screenToImage, type FitOptions, type ImageMap } from "./coords.ts";
-import { decodePng, encodePng, pngSize, resample } from "./png.ts";
+import type { ScreenshotOptions } from "../engine/observe.ts";
+import { adapterFit, imagePlan, imageRegionToScreen, makeMap, screenInImage, screenToImage, type FitOptions, type ImageMap } from "./coords.ts";
 import { openaiOutput, translateOpenAICall, type OpenAICall } from "./openai.ts";
 import { anthropicCallIds, anthropicCursorResult, anthropicErrorResult, anthropicImageResult, translateAnthropicCall } from "./anthropic.ts";
 import { ADAPTERS, buildProgram, invalid, isObject, needsMap, pointerUnknown, toScreenSteps, type AdapterName, type TranslateOptions, type Translation } from "./translate.ts";
@@ -69,15 +71,18 @@ export function isAdapterName(v: unknown): v is AdapterName {
   return typeof v === "string" && (ADAPTERS as readonly string[]).includes(v);
 }
 
-/** PNG bytes of `rect` (in the capture's reported pixels) at dw x dh. The helper's file may differ in size from what it reports: read width/height from the result, scale from the file. */
-export function renderPng(file: Uint8Array, capture: { width: number; height: number }, rect: { x: number; y: number; width: number; height: number }, dw: number, dh: number): Buffer {
-  const size = pngSize(file);
-  const whole = rect.x === 0 && rect.y === 0 && rect.width === capture.width && rect.height === capture.height;
-  if (whole && size.width === dw && size.height === dh) return Buffer.from(file);
-  const img = decodePng(file);
-  const fx = img.width / capture.width;
-  const fy = img.height / capture.height;
-  return encodePng(resample(img, { x: rect.x * fx, y: rect.y * fy, width: rect.width * fx, height: rect.height * fy }, dw, dh));
+/**
+ * Vendor images are cropped and scaled by the helper (capability
+ * screenshot.scale). One without it would hand the model an image of any
+ * size, which its API may rescale behind the map's back: refused instead.
+ */
+export async function requireImageScaling(engine: Engine, what: string): Promise<void> {
+  const { hello } = await engine.helper();
+  if (hello.capabilities["screenshot.scale"]?.supported) return;
+  throw new DeckhandError("ACTION_UNSUPPORTED", `${what} needs a helper that crops and scales screenshots (screenshot.scale); helper ${hello.helper.name} ${hello.helper.version} does not`, {
+    details: { capability: "screenshot.scale", helper: hello.helper.name },
+    remediation: "Use a helper that claims screenshot.scale (deckhand capabilities lists what a helper claims), or the native commands, which take screenshots at the helper's own size.",
+  });
 }
 
 export class AdapterSession {
@@ -154,6 +159,8 @@ export class AdapterSession {
         toolsetName = c.toolsetName;
         translation = c.translation;
       }
+      // Every reply but cursor_position carries an image: refused before anything runs when it cannot be made.
+      if (translation.kind !== "cursor") await requireImageScaling(this.engine, `the ${adapter} adapter`);
       // One request at a time per target: a map must not change under a running action.
       return await this.engine.serialized(`adapter:${app ?? ""}`, async () => {
         if (translation.kind === "cursor") {
@@ -249,45 +256,44 @@ export class AdapterSession {
     return { ...screenToImage(map, p.x, p.y), screen: { ...p } };
   }
 
-  /** Capture the target (its window, or with no app the whole screen), fit it inside the image caps, remember its map. */
+  /** Capture the target (its window, or with no app the whole screen), scaled by the helper to fit the image caps; remember its map. */
   async screenshot(app: string | undefined): Promise<{ png: Buffer; image: ImageInfo }> {
-    const { shot, windowId } = await this.capture(app);
-    const shown = fitSize(shot.width, shot.height, adapterFit(this.opts));
-    const png = renderPng(readFileSync(shot.path), shot, { x: 0, y: 0, width: shot.width, height: shot.height }, shown.width, shown.height);
+    const { shot, windowId } = await this.capture(app, { maxWidth: imagePlan(adapterFit(this.opts)) });
+    const png = readFileSync(shot.path);
     const bounds = app !== undefined ? await this.windowBounds(app, windowId) : null;
-    const map: StoredMap = { ...makeMap(shot, shown), app: app ?? null, windowId, bounds, capturedAt: new Date().toISOString() };
+    const map: StoredMap = { ...makeMap(shot), app: app ?? null, windowId, bounds, capturedAt: new Date().toISOString() };
     this.maps.set(app ?? "", map);
-    return { png, image: { width: shown.width, height: shown.height, map } };
+    return { png, image: { width: shot.width, height: shot.height, map } };
   }
 
   /**
-   * A region [x1, y1, x2, y2] of the last screenshot, captured afresh at the
-   * capture's own resolution and scaled to fill the last screenshot's size
-   * (aspect kept). The map is not replaced: coordinates still refer to the
-   * last full screenshot.
+   * A region [x1, y1, x2, y2] of the last screenshot, captured afresh: the
+   * helper crops the window (or screen) to the screen pixels it covers and
+   * scales it to fit the image caps, never up (the region at the capture's
+   * own resolution, when it fits). The map is not replaced: coordinates
+   * still refer to the last full screenshot.
    */
   async zoom(app: string | undefined, region: unknown): Promise<{ png: Buffer; image: ImageInfo }> {
     const map = this.maps.get(app ?? "");
     if (!map) throw new DeckhandError("SCREENSHOT_REQUIRED", "take a screenshot first: a zoom region is in pixels of the last screenshot, and there is none");
     const screen = imageRegionToScreen(map, region);
     if (app !== undefined) await this.checkWindowUnchanged(app, map);
-    const { shot } = await this.capture(app);
-    // Screen rect -> pixels of the fresh capture, clamped to it.
-    const x0 = Math.max(0, (screen.x - shot.origin.x) * shot.scale);
-    const y0 = Math.max(0, (screen.y - shot.origin.y) * shot.scale);
-    const x1 = Math.min(shot.width, (screen.x + screen.width - shot.origin.x) * shot.scale);
-    const y1 = Math.min(shot.height, (screen.y + screen.height - shot.origin.y) * shot.scale);
-    if (!(x1 > x0 && y1 > y0)) throw new DeckhandError("COORDINATE_OUT_OF_BOUNDS", "the zoom region is no longer inside the target; take a new screenshot");
-    const [rx1, ry1, rx2, ry2] = region as number[];
-    const f = Math.min(map.width / (rx2! - rx1!), map.height / (ry2! - ry1!));
-    const dw = Math.max(1, Math.round((rx2! - rx1!) * f));
-    const dh = Math.max(1, Math.round((ry2! - ry1!) * f));
-    const png = renderPng(readFileSync(shot.path), shot, { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }, dw, dh);
-    return { png, image: { width: dw, height: dh, map, zoom: screen } };
+    // The whole screen pixels the region covers (an edge within float error of a pixel boundary is on it).
+    const snap = (v: number) => (Math.abs(v - Math.round(v)) < 1e-6 ? Math.round(v) : v);
+    const x0 = Math.floor(snap(screen.x));
+    const y0 = Math.floor(snap(screen.y));
+    const rect = { x: x0, y: y0, width: Math.max(1, Math.ceil(snap(screen.x + screen.width)) - x0), height: Math.max(1, Math.ceil(snap(screen.y + screen.height)) - y0) };
+    const { shot } = await this.capture(app, { region: rect, maxWidth: imagePlan(adapterFit(this.opts)) }, map.windowId);
+    const png = readFileSync(shot.path);
+    // The screen area the PNG shows, read from its result as for a screenshot's map.
+    const shown = makeMap(shot);
+    return { png, image: { width: shot.width, height: shot.height, map, zoom: { ...shown.origin, width: shown.screenWidth, height: shown.screenHeight } } };
   }
 
-  private async capture(app: string | undefined): Promise<{ shot: ScreenshotInfo; windowId: number }> {
-    const r = (await HANDLERS.screenshot(this.engine, app !== undefined ? { app } : {}, {})) as { windowId: number; screenshot: ScreenshotInfo };
+  /** The screenshot command (its policy checks and redaction) with the helper cropping and scaling as `options` say; a zoom stays on the map's window. */
+  private async capture(app: string | undefined, options: ScreenshotOptions, windowId?: number): Promise<{ shot: ScreenshotInfo; windowId: number }> {
+    const args = app !== undefined ? { app, ...(windowId !== undefined && windowId !== 0 ? { windowId } : {}) } : {};
+    const r = (await this.engine.withScreenshotOptions(options, () => HANDLERS.screenshot(this.engine, args, {}))) as { windowId: number; screenshot: ScreenshotInfo };
     return { shot: r.screenshot, windowId: r.windowId };
   }
 

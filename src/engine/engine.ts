@@ -10,6 +10,7 @@ import { stateDir } from "../session/state-dir.ts";
 import type { Safety } from "./safety.ts";
 import { pause as pauseFlag } from "../audit/pause.ts";
 import type { CapabilityKey, Hello } from "../wire/messages.ts";
+import type { ScreenshotOptions } from "./observe.ts";
 
 export interface OperatorOptions {
   /** --helper PATH */
@@ -42,6 +43,12 @@ export class Engine {
    * every helper request it makes, however deep, carries it (see withCancel).
    */
   private readonly cancelScope = new AsyncLocalStorage<AbortSignal>();
+  /**
+   * How the screenshots taken in this async context are cropped and scaled
+   * by the helper (see withScreenshotOptions): a vendor adapter's or MCP's
+   * image size, through the commands' own capture paths.
+   */
+  private readonly screenshotScope = new AsyncLocalStorage<ScreenshotOptions>();
 
   constructor(
     readonly operator: OperatorOptions,
@@ -129,6 +136,20 @@ export class Engine {
   /** Run fn outside any cancellation (its helper requests carry no signal). */
   withoutCancel<T>(fn: () => Promise<T>): Promise<T> {
     return this.cancelScope.exit(fn);
+  }
+
+  /**
+   * Run fn with every screenshot it takes (a window's, the whole screen's, an
+   * observation's) cropped and scaled by the helper as `options` say
+   * (capability screenshot.scale; src/engine/observe.ts captureWindow).
+   */
+  withScreenshotOptions<T>(options: ScreenshotOptions, fn: () => Promise<T>): Promise<T> {
+    return this.screenshotScope.run(options, fn);
+  }
+
+  /** The screenshot options of the command running here, if any. */
+  get screenshotOptions(): ScreenshotOptions | undefined {
+    return this.screenshotScope.getStore();
   }
 
   /** The cancellation signal of the command running here, if any. */

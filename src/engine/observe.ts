@@ -28,31 +28,128 @@ export interface ScreenshotOutcome {
   screenshotError?: { code: string; message: string };
 }
 
-/** Capture a window (0: the whole screen) with its secure fields and `redact` (screen rectangles) blacked out. */
-export async function captureWindow(engine: Engine, windowId: number, name: string, redact: Rect[] = []): Promise<ScreenshotOutcome> {
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * A width chosen for what is captured (the vendor adapters' and MCP's image
+ * caps), and a check of the PNG the helper wrote.
+ */
+export interface WidthPlan {
+  /** max_width for a capture of `area` (screen pixels; null when not known before the capture: a first whole-screen shot). */
+  widthFor(area: ImageSize | null): number;
+  /** Does a PNG of this size do? If not it is taken once more, its width chosen for the area the first one showed. */
+  fits(size: ImageSize): boolean;
+}
+
+/**
+ * How the helper crops and scales a screenshot (capability screenshot.scale).
+ * The PNG it writes is what the result describes: its width, height, origin
+ * and scale (image pixel i shows screen point origin + i / scale).
+ */
+export interface ScreenshotOptions {
+  /** Crop to this screen rectangle, clipped to the window (the op's `region`). */
+  region?: Rect;
+  /** Scale down (never up, aspect kept) to at most this many pixels wide (the op's `max_width`), or a plan that picks it. */
+  maxWidth?: number | WidthPlan;
+  /**
+   * A helper without screenshot.scale then captures at its own size (the
+   * caller checks what it got: MCP attaches only an image inside its caps);
+   * otherwise the screenshot fails ACTION_UNSUPPORTED.
+   */
+  ifSupported?: boolean;
+}
+
+/** The helper's least max_width (wire/messages.ts). */
+const MIN_MAX_WIDTH = 16;
+/** Areas captured lately, per window id (0: the screen): a plan's width for the next capture of it. */
+const knownAreas = new WeakMap<Engine, Map<number, ImageSize>>();
+const KNOWN_AREAS = 64;
+
+function rememberArea(engine: Engine, windowId: number, area: ImageSize): void {
+  let m = knownAreas.get(engine);
+  if (!m) knownAreas.set(engine, (m = new Map()));
+  m.delete(windowId);
+  m.set(windowId, area);
+  if (m.size > KNOWN_AREAS) m.delete(m.keys().next().value!);
+}
+
+/**
+ * The screen area a PNG shows, for choosing a width: its width exactly (the
+ * helper scales by max_width / width), its height at most one image row more
+ * (the helper rounds the height down), so a width chosen for it never yields
+ * a taller image than planned.
+ */
+function areaShown(shot: { width: number; height: number; scale: number }): ImageSize {
+  if (shot.scale >= 1) return { width: shot.width / shot.scale, height: shot.height / shot.scale };
+  return { width: Math.round(shot.width / shot.scale), height: (shot.height + 1) / shot.scale };
+}
+
+function toInfo(result: { path: string; width: number; height: number; scale: number; origin: { x: number; y: number }; method: string; redacted: number }): ScreenshotInfo {
+  return { path: result.path, width: result.width, height: result.height, scale: result.scale, origin: result.origin, method: result.method, redacted: result.redacted };
+}
+
+/**
+ * Capture a window (0: the whole screen) with its secure fields and `redact`
+ * (screen rectangles) blacked out. `options` (default: the engine's scope,
+ * Engine.withScreenshotOptions) crop and scale it in the helper; `area` is the
+ * window's size when the caller knows it (a plan's width is chosen for it).
+ */
+export async function captureWindow(
+  engine: Engine,
+  windowId: number,
+  name: string,
+  redact: Rect[] = [],
+  options: ScreenshotOptions | undefined = engine.screenshotOptions,
+  area?: ImageSize,
+): Promise<ScreenshotOutcome> {
   const { supervisor, hello } = await engine.helper();
   if (!hello.capabilities.screenshot?.supported) {
     return { screenshot: null, screenshotError: { code: "ACTION_UNSUPPORTED", message: "helper cannot capture screenshots" } };
   }
-  try {
+  const scaled = options !== undefined && (options.region !== undefined || options.maxWidth !== undefined);
+  if (scaled && !hello.capabilities["screenshot.scale"]?.supported) {
+    const message = `helper ${hello.helper.name} ${hello.helper.version} cannot crop or scale a screenshot (no screenshot.scale)`;
+    if (!options?.ifSupported) return { screenshot: null, screenshotError: { code: "ACTION_UNSUPPORTED", message } };
+    options = undefined;
+  }
+  const region = options?.region;
+  const plan = typeof options?.maxWidth === "object" ? options.maxWidth : null;
+  const path = engine.store.screenshotPath(name);
+  const take = async (maxWidth: number | undefined) => {
     const { result } = await supervisor.request("screenshot", {
       window_id: windowId,
-      path: engine.store.screenshotPath(name),
+      path,
       redact_secure: true,
       redact,
+      ...(region ? { region } : {}),
+      ...(maxWidth !== undefined ? { max_width: Math.max(MIN_MAX_WIDTH, Math.floor(maxWidth)) } : {}),
     });
-    return {
-      screenshot: {
-        path: result.path,
-        width: result.width,
-        height: result.height,
-        scale: result.scale,
-        origin: result.origin,
-        method: result.method,
-        redacted: result.redacted,
-      },
-    };
+    return result;
+  };
+  let written = false;
+  try {
+    if (!plan) return { screenshot: toInfo(await take(options?.maxWidth as number | undefined)) };
+    let sizedFor = region ? { width: region.width, height: region.height } : (area ?? knownAreas.get(engine)?.get(windowId) ?? null);
+    let result = await take(plan.widthFor(sizedFor));
+    written = true;
+    if (!plan.fits(result)) {
+      // The area was not known, or not what was captured (a window partly off the screen): once more, sized by what it showed.
+      sizedFor = areaShown(result);
+      result = await take(plan.widthFor(sizedFor));
+      if (!plan.fits(result)) {
+        rmSync(path, { force: true });
+        return { screenshot: null, screenshotError: { code: "SCREENSHOT_FAILED", message: `the helper's ${result.width}x${result.height} image does not fit the image caps` } };
+      }
+    }
+    // The next capture of this window asks for the width that fitted straight away.
+    if (!region) rememberArea(engine, windowId, sizedFor ?? areaShown(result));
+    return { screenshot: toInfo(result) };
   } catch (err) {
+    // A first image that was to be taken again is not kept.
+    if (written) rmSync(path, { force: true });
     if (err instanceof DeckhandError) {
       return { screenshot: null, screenshotError: { code: err.code === "TIMEOUT" ? "TIMEOUT" : "SCREENSHOT_FAILED", message: err.message } };
     }
@@ -127,8 +224,8 @@ export async function observe(
   const shotP: Promise<ScreenshotOutcome> = opts.noScreenshot
     ? Promise.resolve({ screenshot: null })
     : remembered.length === 0
-      ? captureWindow(engine, window.window_id, snapshotId)
-      : treeP.then(({ result }) => captureWindow(engine, window.window_id, snapshotId, revealedBounds(result.nodes, remembered)));
+      ? captureWindow(engine, window.window_id, snapshotId, [], undefined, window.bounds)
+      : treeP.then(({ result }) => captureWindow(engine, window.window_id, snapshotId, revealedBounds(result.nodes, remembered), undefined, window.bounds));
   const [{ result: rawTree }, shot] = await Promise.all([treeP, shotP]);
   const tree = { ...rawTree, nodes: applySecureMemory(rawTree.nodes, remembered) };
   // The page may have changed since the check: the tree read with the pixels

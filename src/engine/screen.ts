@@ -14,7 +14,7 @@ import { checkBrowserUrl } from "../program/live-checks.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
 import type { Rect, WireApp, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "./engine.ts";
-import { captureWindow } from "./observe.ts";
+import { captureWindow, type ScreenshotOptions } from "./observe.ts";
 import { toApp } from "./resolve.ts";
 
 /** Why regions of a whole-screen screenshot were blacked out, by count. */
@@ -130,19 +130,29 @@ class ScreenPlanner {
 
 /**
  * Capture the whole screen with every region observation may not show
- * blacked out, and say how many and why.
+ * blacked out, and say how many and why. `options` (default: the engine's
+ * scope) crop and scale it in the helper, after the blacking out; the
+ * result describes the PNG written.
  */
-export async function captureScreen(engine: Engine, name: string): Promise<{ screenshot: ScreenshotInfo; redacted: Redactions }> {
+export async function captureScreen(
+  engine: Engine,
+  name: string,
+  options: ScreenshotOptions | undefined = engine.screenshotOptions,
+): Promise<{ screenshot: ScreenshotInfo; redacted: Redactions }> {
   const { hello } = await engine.helper();
   engine.requireCapability(hello, "list_windows", "a whole-screen screenshot (the windows to black out must be listed)");
   const planner = new ScreenPlanner(engine);
   let plan = await planner.plan();
   for (let attempt = 1; ; attempt++) {
-    const out = await captureWindow(engine, 0, name, plan.rects);
-    if (!out.screenshot) throw new DeckhandError(out.screenshotError!.code === "TIMEOUT" ? "TIMEOUT" : "SCREENSHOT_FAILED", out.screenshotError!.message);
+    const out = await captureWindow(engine, 0, name, plan.rects, options);
+    if (!out.screenshot) {
+      const code = out.screenshotError!.code === "TIMEOUT" || out.screenshotError!.code === "ACTION_UNSUPPORTED" ? out.screenshotError!.code : "SCREENSHOT_FAILED";
+      throw new DeckhandError(code, out.screenshotError!.message);
+    }
     const shot = out.screenshot;
     const after = await planner.plan();
     if (after.rects.every((r) => plan.rects.some((p) => contains(p, r)))) {
+      // The screen area the PNG shows (cropped and scaled, when it was).
       const image: Rect = { x: shot.origin.x, y: shot.origin.y, width: Math.ceil(shot.width / shot.scale), height: Math.ceil(shot.height / shot.scale) };
       const ours = plan.rects.filter((r) => intersects(r, image)).length;
       return { screenshot: shot, redacted: { ...plan.counts, secureFields: Math.max(0, shot.redacted - ours) } };

@@ -1,13 +1,15 @@
-// Shared by the adapter integration tests: the fake helper with real
-// screenshots, and PNG checks on what a vendor output carries.
-import { chmodSync } from "node:fs";
-import { join } from "node:path";
+// Shared by the adapter integration tests: PNG checks on what a vendor
+// output carries. The fake helper's screenshots are real PNGs of the size
+// it reports, cropped and scaled as the screenshot op asks (screenshot.scale),
+// each pixel coloured by the screen point it shows.
 import { expect } from "vitest";
-import { decodePng, type RgbImage } from "../../../src/adapters/png.ts";
-import { REPO } from "../harness.ts";
+import { FAKE } from "../harness.ts";
+import { decodePng, type RgbImage } from "./png-read.ts";
 
-export const PNG_HELPER = join(REPO, "test", "integration", "adapters", "png-helper.mjs");
-chmodSync(PNG_HELPER, 0o755);
+export { fakeScreenPoint, pixel, pngSize, type RgbImage } from "./png-read.ts";
+
+/** The helper of the image tests: the fake helper itself (it writes real PNGs). */
+export const PNG_HELPER = FAKE;
 
 export function pngFromDataUrl(url: string): RgbImage {
   expect(url.startsWith("data:image/png;base64,")).toBe(true);
@@ -16,11 +18,6 @@ export function pngFromDataUrl(url: string): RgbImage {
 
 export function pngFromBase64(data: string): RgbImage {
   return decodePng(Buffer.from(data, "base64"));
-}
-
-export function pixel(img: RgbImage, x: number, y: number): number[] {
-  const o = (y * img.width + x) * 3;
-  return [img.data[o]!, img.data[o + 1]!, img.data[o + 2]!];
 }
 
 /** Requests that could change the desktop. */

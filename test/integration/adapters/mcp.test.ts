@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { BUN, cleanupSandboxes, FIXTURE_WINDOW, isAlive, MAIN, REPO, sandbox, waitFor, type Sandbox } from "../harness.ts";
-import { mutations, pixel, PNG_HELPER, pngFromBase64 } from "./common.ts";
+import { fakeScreenPoint, mutations, PNG_HELPER, pngFromBase64 } from "./common.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -12,8 +12,8 @@ afterEach(async () => {
   for (const o of open.splice(0)) await o.client.close().catch(() => undefined);
 });
 
-async function connect(sb: Sandbox, flags: string[] = []): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; protocolErrors: Error[] }> {
-  const env = Object.fromEntries(Object.entries(sb.env()).filter(([, v]) => v !== undefined)) as Record<string, string>;
+async function connect(sb: Sandbox, flags: string[] = [], mode?: string): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string; protocolErrors: Error[] }> {
+  const env = Object.fromEntries(Object.entries(sb.env({ DECKHAND_FAKE_MODE: mode })).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const transport = new StdioClientTransport({ command: BUN, args: [MAIN, "mcp", "--helper", PNG_HELPER, ...flags], env, cwd: REPO, stderr: "pipe" });
   let err = "";
   transport.stderr?.on("data", (d) => (err += String(d)));
@@ -62,15 +62,47 @@ describe("deckhand mcp", () => {
     expect(s.image).toMatchObject({ width: 800, height: 600, origin: { x: 10, y: 20 } });
   });
 
-  it("screenshot returns image content, fitted to 1440 wide", async () => {
-    const { client } = await connect(sandbox());
+  it("screenshot returns image content the helper scaled to 1440 wide; the result describes that very PNG", async () => {
+    const sb = sandbox();
+    const { client } = await connect(sb);
     const r = await client.callTool({ name: "screenshot", arguments: {} });
     expect(r.isError).toBe(false);
     const image = (r.content as Content[]).find((c) => c.type === "image")!;
     const img = pngFromBase64(image.data!);
     expect([img.width, img.height]).toEqual([1440, 810]);
-    expect(Math.abs(pixel(img, 30, 60)[0]! - 40)).toBeLessThanOrEqual(1);
-    expect((r.structuredContent as any).result.screenshot).toMatchObject({ width: 1920, height: 1080 });
+    expect(fakeScreenPoint(img, 30, 60)).toEqual({ x: 40, y: 80 });
+    expect((r.structuredContent as any).result.screenshot).toMatchObject({ width: 1440, height: 810, scale: 0.75, origin: { x: 0, y: 0 } });
+    expect((r.structuredContent as any).image).toEqual({ width: 1440, height: 810, origin: { x: 0, y: 0 }, scaleX: 0.75, scaleY: 0.75 });
+    expect(sb.requests().filter((q) => q.op === "screenshot").map((q) => q.args.max_width)).toEqual([1440]);
+  });
+
+  it("--max-width: an observation's screenshot is taken at that width (the window's size known, one capture)", async () => {
+    const sb = sandbox();
+    const { client } = await connect(sb, ["--max-width", "400"]);
+    const r = await client.callTool({ name: "get_app_state", arguments: { app: "fixture-app" } });
+    expect(r.isError).toBe(false);
+    const img = pngFromBase64((r.content as Content[]).find((c) => c.type === "image")!.data!);
+    expect([img.width, img.height]).toEqual([400, 300]);
+    expect((r.structuredContent as any).result.screenshot).toMatchObject({ width: 400, height: 300, scale: 0.5, origin: { x: 10, y: 20 } });
+    // Image pixel (ix, iy) shows screen origin + (ix, iy) / scale, as the summary says.
+    expect(fakeScreenPoint(img, 123, 45)).toEqual({ x: 10 + Math.floor(123.5 / 0.5), y: 20 + Math.floor(45.5 / 0.5) });
+    expect((r.content as Content[])[0]!.text).toContain("image 400x300: screen x = 10 + image x / 0.5");
+    expect(sb.requests().filter((q) => q.op === "screenshot").map((q) => q.args.max_width)).toEqual([400]);
+  });
+
+  it("a helper without screenshot.scale: screenshots at its own size, attached only when inside the caps, and said so when not", async () => {
+    const sb = sandbox();
+    const { client } = await connect(sb, [], "drop-cap:screenshot.scale");
+    const state = await client.callTool({ name: "get_app_state", arguments: { app: "fixture-app" } });
+    expect(state.isError).toBe(false);
+    const img = pngFromBase64((state.content as Content[]).find((c) => c.type === "image")!.data!);
+    expect([img.width, img.height]).toEqual([800, 600]);
+    const screen = await client.callTool({ name: "screenshot", arguments: {} });
+    expect(screen.isError).toBe(false);
+    expect((screen.content as Content[]).some((c) => c.type === "image")).toBe(false);
+    expect((screen.content as Content[])[0]!.text).toMatch(/screenshot not attached: the 1920x1080 image is over the image caps, and the helper cannot scale screenshots \(screenshot.scale\)/);
+    expect((screen.structuredContent as any).result.screenshot).toMatchObject({ width: 1920, height: 1080, scale: 1 });
+    expect((screen.structuredContent as any).image).toBeUndefined();
   });
 
   it("click with an element index presses it (background, no foreground grant needed)", async () => {

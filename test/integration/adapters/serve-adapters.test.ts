@@ -1,10 +1,13 @@
 // `deckhand serve --adapter openai|anthropic` (and per request) against the
-// scripted fake helper whose screenshots are real PNGs of the reported size.
+// scripted fake helper, whose screenshots are real PNGs of the reported size,
+// cropped and scaled as the screenshot op asks (region, max_width), each
+// pixel coloured by the screen point it shows: a point the model picks in
+// the image must map to the very screen point that pixel shows.
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanupSandboxes, FIXTURE_WINDOW, REPO, sandbox, ServeProcess, type Sandbox } from "../harness.ts";
-import { mutations, pixel, PNG_HELPER, pngFromBase64, pngFromDataUrl } from "./common.ts";
+import { fakeScreenPoint, mutations, pngFromBase64, pngFromDataUrl } from "./common.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -15,11 +18,14 @@ afterEach(() => {
   for (const p of procs.splice(0)) p.kill();
 });
 
-function serve(sb: Sandbox, args: string[]): ServeProcess {
-  const p = new ServeProcess(sb, ["--helper", PNG_HELPER, ...args]);
+function serve(sb: Sandbox, args: string[], mode?: string): ServeProcess {
+  const p = new ServeProcess(sb, args, { mode });
   procs.push(p);
   return p;
 }
+
+/** The screenshot requests the helper got: what was asked of it. */
+const shots = (sb: Sandbox) => sb.requests().filter((q) => q.op === "screenshot").map((q) => q.args);
 
 let n = 0;
 async function call(p: ServeProcess, body: Record<string, unknown>): Promise<any> {
@@ -49,8 +55,11 @@ describe("serve --adapter openai", () => {
     expect(r.output.output.type).toBe("computer_screenshot");
     const img = pngFromDataUrl(r.output.output.image_url);
     expect([img.width, img.height]).toEqual([800, 600]);
-    expect(pixel(img, 100, 7)).toEqual([100, 7, 0]); // the gradient, untouched at 1:1
+    expect(fakeScreenPoint(img, 100, 7)).toEqual({ x: 110, y: 27 }); // the window at 1:1
     expect(r.image.map).toMatchObject({ width: 800, height: 600, origin: { x: 10, y: 20 }, scaleX: 1, scaleY: 1, windowId: FIXTURE_WINDOW, app: "fixture-app" });
+    // The helper was asked for the image caps' width; never up, so the window came at its own size.
+    expect(shots(sb)).toEqual([expect.objectContaining({ window_id: FIXTURE_WINDOW, max_width: 1440 })]);
+    expect(shots(sb)[0]).not.toHaveProperty("region");
   });
 
   it("click at an image pixel: mapped to the screen, run as a program (background press of the element under it)", async () => {
@@ -134,17 +143,19 @@ describe("serve --adapter openai", () => {
     expect(acked.output.acknowledged_safety_checks).toEqual(flagged.pending_safety_checks);
   });
 
-  it("without an app: the whole screen, downscaled to 1440 wide with the gradient where the map says", async () => {
+  it("without an app: the whole screen, scaled by the helper to 1440 wide, each pixel showing where the map says", async () => {
     const sb = sandbox();
     const p = serve(sb, ["--adapter", "openai"]);
     const r = await call(p, cc({ type: "screenshot" }));
     expect(r.ok, JSON.stringify(r.error)).toBe(true);
     const img = pngFromDataUrl(r.output.output.image_url);
     expect([img.width, img.height]).toEqual([1440, 810]);
-    expect(r.image.map).toMatchObject({ windowId: 0, app: null, screenWidth: 1920, screenHeight: 1080, scaleX: 0.75, scaleY: 0.75 });
-    // Image pixel 30 covers screen x [40, 41.33): red ~ 40.
-    expect(Math.abs(pixel(img, 30, 60)[0]! - 40)).toBeLessThanOrEqual(1);
-    expect(Math.abs(pixel(img, 30, 60)[1]! - 80)).toBeLessThanOrEqual(1);
+    expect(r.image).toMatchObject({ width: 1440, height: 810 });
+    expect(r.image.map).toMatchObject({ windowId: 0, app: null, origin: { x: 0, y: 0 }, screenWidth: 1920, screenHeight: 1080, scaleX: 0.75, scaleY: 0.75 });
+    expect(shots(sb)).toEqual([expect.objectContaining({ window_id: 0, max_width: 1440 })]);
+    // Image pixel 30 covers screen x [40, 41.33): it shows screen pixel 40.
+    expect(fakeScreenPoint(img, 30, 60)).toEqual({ x: 40, y: 80 });
+    expect(fakeScreenPoint(img, 1439, 809)).toEqual({ x: 1919, y: 1079 });
     // Actions need a target app.
     const click = await call(p, cc({ type: "click", button: "left", x: 1, y: 1 }));
     expect(click.error.code).toBe("INVALID_ARGUMENTS");
@@ -157,6 +168,7 @@ describe("serve --adapter openai", () => {
     const r = await call(p, cc({ type: "screenshot" }));
     const img = pngFromDataUrl(r.output.output.image_url);
     expect([img.width, img.height]).toEqual([400, 225]);
+    expect(r.image.map).toMatchObject({ width: 400, height: 225, scaleX: 400 / 1920 });
   });
 
   it("the window of the last screenshot is gone: SCREENSHOT_REQUIRED", async () => {
@@ -221,22 +233,43 @@ describe("serve --adapter anthropic, and per request", () => {
     ]);
   });
 
-  it("zoom returns the region enlarged and keeps the screenshot's map", async () => {
+  it("zoom: the helper crops the region at the capture's own resolution; the screenshot's map is kept", async () => {
     const sb = sandbox();
     const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app"]);
     const shot = await call(p, tu({ action: "screenshot" }));
     const r = await call(p, tu({ action: "zoom", region: [100, 50, 300, 200] }));
     expect(r.ok, JSON.stringify(r.error)).toBe(true);
     const img = pngFromBase64(r.output.content[0].source.data);
-    expect([img.width, img.height]).toEqual([800, 600]);
-    // Zoom x4: output pixel (0,0) shows screen pixel (110, 70) = gradient (100, 50).
-    expect(pixel(img, 0, 0)).toEqual([100, 50, 0]);
-    // ...and (799, 599) shows gradient (299, 199): red 299 mod 256, blue 0x40 for x >= 256.
-    expect(pixel(img, 799, 599)).toEqual([43, 199, 0x40]);
-    expect(r.image.zoom).toEqual({ x: 110, y: 70, width: 200, height: 150 });
+    // 200x150 screen pixels, never enlarged: the helper does not scale up.
+    expect([img.width, img.height]).toEqual([200, 150]);
+    expect(r.image).toMatchObject({ width: 200, height: 150, zoom: { x: 110, y: 70, width: 200, height: 150 } });
+    // Image pixel (0, 0) shows screen pixel (110, 70): the region's corner in the 1:1 screenshot at (10, 20).
+    expect(fakeScreenPoint(img, 0, 0)).toEqual({ x: 110, y: 70 });
+    expect(fakeScreenPoint(img, 199, 149)).toEqual({ x: 309, y: 219 });
+    expect(shots(sb)[1]).toMatchObject({ window_id: FIXTURE_WINDOW, region: { x: 110, y: 70, width: 200, height: 150 } });
+    expect(shots(sb)[1]!.max_width).toBeGreaterThanOrEqual(200);
     expect(r.image.map.capturedAt).toBe(shot.image.map.capturedAt);
     const outside = await call(p, tu({ action: "zoom", region: [0, 0, 801, 10] }));
     expect(outside.error.code).toBe("COORDINATE_OUT_OF_BOUNDS");
+  });
+
+  it("zoom into a scaled whole-screen shot: the region's screen pixels at full resolution, scaled to the caps only when over them", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--max-width", "800"]);
+    const shot = await call(p, tu({ action: "screenshot" }));
+    expect(shot.image).toMatchObject({ width: 800, height: 450 });
+    // The bottom-right quarter of the 800x450 image: screen [960, 1920) x [540, 1080), 960x540 screen pixels: over 800 wide.
+    const r = await call(p, tu({ action: "zoom", region: [400, 225, 800, 450] }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    const img = pngFromBase64(r.output.content[0].source.data);
+    expect([img.width, img.height]).toEqual([800, 450]);
+    expect(r.image.zoom).toEqual({ x: 960, y: 540, width: 960, height: 540 });
+    expect(fakeScreenPoint(img, 0, 0)).toEqual({ x: 960, y: 540 });
+    expect(fakeScreenPoint(img, 799, 449)).toEqual({ x: 1919, y: 1079 });
+    // A small region comes at its own size: 30 image pixels of the 0.4167 shot are 72 screen pixels.
+    const small = await call(p, tu({ action: "zoom", region: [0, 0, 30, 30] }));
+    expect(small.image).toMatchObject({ width: 72, height: 72, zoom: { x: 0, y: 0, width: 72, height: 72 } });
+    expect(shots(sb).map((a) => a.region ?? null)).toEqual([null, { x: 960, y: 540, width: 960, height: 540 }, { x: 0, y: 0, width: 72, height: 72 }]);
   });
 
   it("cursor_position and left_mouse_down are refused as ACTION_UNSUPPORTED", async () => {
@@ -395,5 +428,71 @@ describe("image caps on every side", () => {
     const img2 = pngFromDataUrl(b.output.output.image_url);
     expect([img2.width, img2.height]).toEqual([365, 273]);
     expect(img2.width * img2.height).toBeLessThanOrEqual(100_000);
+  });
+
+  it("a window whose size was not known: taken once more at the width that fits, and that width asked for straight away next time", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--max-pixels", "100000"]);
+    await call(p, cc({ type: "screenshot" }));
+    // 1440 (the width cap) gave the 800x600 window at its own size, over the area cap: again at 365.
+    expect(shots(sb).map((a) => a.max_width)).toEqual([1440, 365]);
+    await call(p, cc({ type: "screenshot" }));
+    expect(shots(sb).map((a) => a.max_width)).toEqual([1440, 365, 365]);
+    // Every file the session kept is one the model saw: the oversized first take is gone.
+    const pngs = sb.stateFiles().filter((f) => f.path.endsWith(".png"));
+    expect(pngs).toHaveLength(2);
+  });
+});
+
+describe("coordinates through a scaled image, to the screen point its pixel shows", () => {
+  it("every point of a drag across a 0.5 image lands on the screen pixel the model saw there", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground", "--max-width", "400"]);
+    const shot = await call(p, cc({ type: "screenshot" }));
+    expect(shot.image.map).toMatchObject({ width: 400, height: 300, origin: { x: 10, y: 20 }, scaleX: 0.5, scaleY: 0.5 });
+    const img = pngFromDataUrl(shot.output.output.image_url);
+    const points = [[0, 0], [1, 1], [123, 77], [200, 150], [398, 298], [399, 299], [0, 299], [399, 0]].map(([x, y]) => ({ x: x!, y: y! }));
+    const r = await call(p, cc({ type: "drag", path: points }));
+    expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    expect(r.steps[0].path).toEqual(points.map((q) => fakeScreenPoint(img, q.x, q.y)));
+    expect(r.steps[0].path.at(-3)).toEqual({ x: 809, y: 619 }); // the last pixel: the window's last screen pixel
+  });
+
+  it("the same through an area-capped, odd scale (632/800), for clicks", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app", "--allow-foreground", "--max-pixels", "300000"]);
+    const shot = await call(p, tu({ action: "screenshot" }));
+    expect(shot.ok, JSON.stringify(shot.error)).toBe(true);
+    // The widest image of the 800x600 window with at most 300,000 pixels, as the helper rounds its height (down).
+    expect(shot.image).toMatchObject({ width: 632, height: 474 });
+    expect(shot.image.map.scaleX).toBe(632 / 800);
+    const img = pngFromBase64(shot.output.content[0].source.data);
+    for (const [x, y] of [[0, 0], [1, 1], [316, 237], [500, 123], [631, 473]] as const) {
+      const r = await call(p, tu({ action: "left_click", coordinate: [x, y] }));
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      expect({ x: r.steps[0].x, y: r.steps[0].y }, `image (${x}, ${y})`).toEqual(fakeScreenPoint(img, x, y));
+    }
+  });
+});
+
+describe("a helper that cannot scale screenshots (no screenshot.scale)", () => {
+  it("vendor adapters refuse with ACTION_UNSUPPORTED before anything runs, rather than hand over an image of any size", async () => {
+    const sb = sandbox();
+    const p = serve(sb, ["--adapter", "anthropic", "--app", "fixture-app", "--allow-foreground"], "drop-cap:screenshot.scale");
+    const shot = await call(p, tu({ action: "screenshot" }));
+    expect(shot).toMatchObject({ ok: false, error: { code: "ACTION_UNSUPPORTED", details: { capability: "screenshot.scale", helper: "fake-helper" } } });
+    expect(shot.error.message).toContain("screenshot.scale");
+    expect(shot.output).toMatchObject({ type: "tool_result", is_error: true, content: [{ type: "text", text: expect.stringContaining("ACTION_UNSUPPORTED") }] });
+    // An action whose reply could carry no image is not run at all.
+    const key = await call(p, tu({ action: "key", text: "ctrl+s" }));
+    expect(key.error.code).toBe("ACTION_UNSUPPORTED");
+    const openai = serve(sb, ["--adapter", "openai", "--app", "fixture-app", "--allow-foreground"], "drop-cap:screenshot.scale");
+    const o = await call(openai, cc({ type: "type", text: "hello" }));
+    expect(o).toMatchObject({ ok: false, output: null, error: { code: "ACTION_UNSUPPORTED", details: { capability: "screenshot.scale" } } });
+    expect(mutations(sb.ops())).toEqual([]);
+    expect(sb.ops()).not.toContain("screenshot");
+    // Native requests in the same session are unaffected.
+    const native = await call(p, { adapter: "native", command: "screenshot", args: { app: "fixture-app" } });
+    expect(native).toMatchObject({ ok: true, result: { screenshot: { width: 800, height: 600, scale: 1 } } });
   });
 });

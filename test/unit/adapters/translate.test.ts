@@ -56,8 +56,8 @@ function expectTranslation(t: Translation, c: Case): void {
   else expect(t).toEqual({ kind: "steps", steps: c.steps });
 }
 
-// A 1920x1080 screen at origin (100, 50) shown at 1440x810 (scale 0.75); deckhand left the pointer at screen (500, 400).
-const MAP = makeMap({ width: 1920, height: 1080, scale: 1, origin: { x: 100, y: 50 } }, { width: 1440, height: 810 });
+// A 1920x1080 screen at origin (100, 50) the helper wrote at 1440x810 (scale 0.75); deckhand left the pointer at screen (500, 400).
+const MAP = makeMap({ width: 1440, height: 810, scale: 0.75, origin: { x: 100, y: 50 } });
 const POINTER = anthropic.pointer;
 
 function programOf(t: Translation, c?: Case) {
