@@ -12,6 +12,7 @@ import { CAPABILITY_KEYS, Frame, HELPER_ERROR_CODES, OPS, PROTOCOL_VERSION, type
 import { VECTORS } from "../src/wire/vectors.ts";
 import { ACTIONS, GATING_PERMISSIONS, PERMISSION_IDS, ROLES, STATES } from "../src/wire/vocabulary.ts";
 import { ARGS, COMMAND_SUMMARY, COMMANDS } from "../src/protocol/commands.ts";
+import { ACTIONS as STEP_ACTIONS, declOf } from "../src/protocol/actions.ts";
 import { DEFAULT_REMEDIATION, ERROR_CODES } from "../src/protocol/errors.ts";
 import { flagSpecs } from "../src/cli/flags.ts";
 import { AdapterResponse, ErrorBody, ErrorEnvelope, EXTRA_RESULTS, McpImage, mcpOutputSchema, RESULTS } from "../src/protocol/results.ts";
@@ -273,7 +274,18 @@ function checkMcpOutputSchemas(): void {
   }
 }
 
-/** The commands and error tables inside docs/cli.md. */
+/** The program step kinds inside docs/cli.md, from the action declarations (src/protocol/actions.ts). */
+function stepsTable(): string {
+  const rows = ["| action | fields (`?`: optional) | what it does | command |", "|---|---|---|---|"];
+  for (const a of STEP_ACTIONS) {
+    const d = declOf(a);
+    const fields = Object.entries(d.step).map(([k, f]) => `\`${k}${f.safeParse(undefined).success ? "?" : ""}\``);
+    rows.push(`| \`${a}\` | ${fields.join(" ") || "—"} | ${cell(d.summary)} | ${d.command ? `\`${a}\`` : "—"} |`);
+  }
+  return rows.join("\n");
+}
+
+/** The commands, step kinds and error tables inside docs/cli.md. */
 function cliDoc(): string {
   const p = join(root, "docs", "cli.md");
   const parts: string[] = [];
@@ -294,6 +306,7 @@ function cliDoc(): string {
   const errors = ["| code | default remediation |", "|---|---|", ...ERROR_CODES.map((c) => `| \`${c}\` | ${DEFAULT_REMEDIATION[c]} |`)];
   return readFileSync(p, "utf8")
     .replace(/<!-- commands:start -->[\s\S]*<!-- commands:end -->/, `<!-- commands:start -->\n${parts.join("\n").trimEnd()}\n<!-- commands:end -->`)
+    .replace(/<!-- steps:start -->[\s\S]*<!-- steps:end -->/, `<!-- steps:start -->\n${stepsTable()}\n<!-- steps:end -->`)
     .replace(/<!-- errors:start -->[\s\S]*<!-- errors:end -->/, `<!-- errors:start -->\n${errors.join("\n")}\n<!-- errors:end -->`)
     .replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, () => `<!-- results:start -->\n${resultsDoc()}\n<!-- results:end -->`);
 }

@@ -1,5 +1,5 @@
 // The JSON envelope: exactly one object per command on stdout.
-import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
+import { DeckhandError, publicError } from "../protocol/errors.ts";
 
 export const SCHEMA_VERSION = 1;
 
@@ -29,15 +29,6 @@ export function ok(command: string, result: unknown): OkEnvelope {
   return { schemaVersion: SCHEMA_VERSION, ok: true, command, result };
 }
 
-/** Details must be a flat map of strings, numbers and booleans. */
-function flatDetails(details: ErrorDetails): ErrorDetails {
-  const out: ErrorDetails = {};
-  for (const [k, v] of Object.entries(details)) {
-    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") out[k] = v;
-  }
-  return out;
-}
-
 function programEvidence(err: DeckhandError): ProgramEvidence {
   if (!err.program) return {};
   return {
@@ -47,18 +38,12 @@ function programEvidence(err: DeckhandError): ProgramEvidence {
   };
 }
 
-/** Any failure becomes an error envelope; unexpected ones are redacted to INTERNAL. */
+/**
+ * Any failure becomes an error envelope (publicError: unexpected ones are
+ * INTERNAL, their stack on stderr only), with a failed program's evidence.
+ */
 export function fail(command: string, err: unknown, log: (msg: string) => void = () => {}): ErrEnvelope {
-  if (err instanceof DeckhandError) {
-    return {
-      schemaVersion: SCHEMA_VERSION,
-      ok: false,
-      command,
-      error: { code: err.code, message: err.message, remediation: err.remediation, details: { ...flatDetails(err.details), ...programEvidence(err) } },
-    };
-  }
-  // The stack goes to stderr only; stdout never carries it.
-  log(`internal error in ${command}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  const e = new DeckhandError("INTERNAL", "an unexpected error occurred");
-  return fail(command, e);
+  const e = publicError(err, (stack) => log(`internal error in ${command}: ${stack}`));
+  const evidence = err instanceof DeckhandError ? programEvidence(err) : {};
+  return { schemaVersion: SCHEMA_VERSION, ok: false, command, error: { ...e, details: { ...e.details, ...evidence } } };
 }

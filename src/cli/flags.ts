@@ -2,7 +2,7 @@
 // flag --foo-bar; booleans take no value; arrays repeat; objects are JSON.
 import { z } from "zod";
 import { DeckhandError } from "../protocol/errors.ts";
-import { argumentsError } from "../protocol/arg-errors.ts";
+import { argumentsError, flagOf, kebab } from "../protocol/arg-errors.ts";
 import { exclusiveConflict } from "../protocol/commands.ts";
 
 export type FlagKind = "string" | "number" | "boolean" | "enum" | "string[]" | "json";
@@ -16,7 +16,7 @@ export interface FlagSpec {
   choices?: string[];
 }
 
-export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+export { kebab };
 
 type AnyDef = { type: string; innerType?: z.ZodType; element?: z.ZodType; entries?: Record<string, string> };
 
@@ -36,7 +36,7 @@ function specOf(field: string, schema: z.ZodType): FlagSpec {
       description ||= describe(s);
       continue;
     }
-    const base = { field, flag: `--${kebab(field)}`, required, description };
+    const base = { field, flag: flagOf(field), required, description };
     switch (def.type) {
       case "string":
         return { ...base, kind: "string" };
@@ -157,11 +157,11 @@ function flagName(path: readonly PropertyKey[]): string {
 export function validateFlags(schema: z.ZodObject, args: Record<string, unknown>): void {
   const conflict = exclusiveConflict(args);
   if (conflict) {
-    const [a, b] = conflict.map((f) => `--${kebab(f)}`);
+    const [a, b] = conflict.map(flagOf);
     throw new DeckhandError("INVALID_ARGUMENTS", `${a} and ${b} both name a window; give one`, { details: { flag: b!, field: conflict[1] } });
   }
   const parsed = schema.safeParse(args);
-  if (!parsed.success) throw argumentsError(parsed.error, args, { name: flagName, flag: (f) => `--${kebab(f)}` });
+  if (!parsed.success) throw argumentsError(parsed.error, args, { name: flagName, flag: flagOf });
 }
 
 export function helpText(command: string, summary: string, schema: z.ZodObject): string {

@@ -5,17 +5,18 @@
 import { asUnverified } from "../engine/permissions.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, exclusiveConflict, type CommandArgs, type CommandName } from "../protocol/commands.ts";
-import { argumentsError } from "../protocol/arg-errors.ts";
+import { ACTION_COMMANDS, declOf, stdinField, stepSecret, type ActionCommandName } from "../protocol/actions.ts";
+import { argumentsError, flagOf } from "../protocol/arg-errors.ts";
 import type { ActionCommand, CommandResult, ReadonlyDeep } from "../protocol/results.ts";
-import { Program } from "../protocol/program.ts";
+import { parseProgram } from "../protocol/program.ts";
 import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from "../wire/messages.ts";
 import { GATING_PERMISSIONS } from "../wire/vocabulary.ts";
 import type { Engine } from "../engine/engine.ts";
 import { appStateResult, captureWindow, checkPageObservable, observe, rememberedSecureRects } from "../engine/observe.ts";
 import { captureScreen } from "../engine/screen.ts";
 import { appWindows, resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
-import { compileCommand } from "../program/compile.ts";
-import { runProgram, type CancelToken, type ProgramReceipt } from "../program/executor.ts";
+import { compileCommand, withStdin } from "../program/compile.ts";
+import { runProgram, type CancelToken, type ProgramReceipt, type ProgramRun } from "../program/executor.ts";
 import { actionSupported, validateProgram } from "../program/validate.ts";
 import { VERSION } from "../version.ts";
 import { auditAppId } from "../engine/safety.ts";
@@ -90,12 +91,11 @@ async function readSecret(ctx: CallContext, flag: string): Promise<string> {
   return raw.endsWith("\r\n") ? raw.slice(0, -2) : raw.endsWith("\n") ? raw.slice(0, -1) : raw;
 }
 
-function singleResult<C extends ActionCommand>(command: C, receipt: ProgramReceipt): ReadonlyDeep<CommandResult<C>> {
+/** A single command's result: its one step's receipt (a failed step throws its error, it is not a result). */
+function singleResult<C extends ActionCommand>(command: C, run: ProgramRun): ReadonlyDeep<CommandResult<C>> {
+  if (run.failure) throw run.failure;
+  const { receipt } = run;
   const step = receipt.steps[0]!;
-  if (step.status !== "completed") {
-    const e = step.error!;
-    throw new DeckhandError(e.code as never, e.message, { details: { ...e.details, delivery: step.delivery } });
-  }
   const result: ReadonlyDeep<CommandResult<ActionCommand>> = {
     action: command as ActionCommand,
     app: receipt.app,
@@ -118,45 +118,39 @@ function singleResult<C extends ActionCommand>(command: C, receipt: ProgramRecei
 }
 
 /**
- * A single command runs as a one-step program, but it is not a program: its
- * errors name the command, never "step 0" (the program executor's and
- * validator's wording).
+ * A single action command: its arguments compiled to a one-step program
+ * (checked once; its errors name the command, never "step 0"), run by the
+ * one executor.
  */
-function asSingleCommand(command: string, err: DeckhandError): void {
-  err.message = err.message
-    .replace(/\bprogram cancelled before step 0\b/g, `${command} was cancelled before anything was sent`)
-    .replace(/\bstep 0 \([a-z-]+\)/g, command)
-    .replace(/\bbefore step 0\b/g, "before anything was sent")
-    .replace(/\bstep 0\b/g, command);
-  delete err.details.step;
-}
-
-function actionHandler<C extends ActionCommand>(command: C, secretFlag?: "valueStdin" | "textStdin"): Handler<C> {
+function actionHandler<C extends ActionCommandName>(command: C): Handler<C> {
+  const secretField = declOf(command).secret;
+  const stdinFlag = secretField === undefined ? undefined : stdinField(secretField);
   return async (engine, args, ctx) => {
     const a = args as Record<string, unknown>;
     let secret: string | undefined;
     try {
-      // Flag combinations are part of flag parsing: checked before the helper is even found.
-      const shape = compileCommand(command, a, "");
+      // Flag combinations and the step's shape are part of flag parsing: checked before the helper is even found.
+      const compiled = compileCommand(command, a);
       const { hello } = await engine.helper();
       // Action support, then the permission gate, then (only then) stdin.
-      validateProgram(engine, hello, shape);
+      let program = validateProgram(engine, hello, compiled, command);
       engine.safety.checkPaused(command);
       await permissionGate(engine);
-      if (secretFlag && a[secretFlag] === true) secret = await readSecret(ctx, secretFlag === "valueStdin" ? "--value-stdin" : "--text-stdin");
-      const program = secret === undefined ? shape : compileCommand(command, a, secret);
+      if (stdinFlag && a[stdinFlag] === true) program = withStdin(program, (secret = await readSecret(ctx, flagOf(stdinFlag))));
       const target = await resolveTarget(engine, program.app);
-      const receipt = await engine.serialized(target.key, () => runProgram(engine, program, { command, cancel: ctx.cancel, app: target.app }));
-      return singleResult(command, receipt);
+      const run = await engine.serialized(target.key, () => runProgram(engine, program, { command, cancel: ctx.cancel, app: target.app }));
+      return singleResult(command as ActionCommand, run) as ReadonlyDeep<CommandResult<C>>;
     } catch (err) {
       // Anything refused before a step ran was never dispatched: say so.
       if (err instanceof DeckhandError && err.details.delivery === undefined) err.details.delivery = "not_dispatched";
-      if (err instanceof DeckhandError) asSingleCommand(command, err);
-      // The one place this command's errors leave: never with the value or text it carried (a helper may echo it).
-      throw scrubError(err, secretsOf([secret, typeof a.value === "string" ? a.value : undefined, typeof a.text === "string" ? a.text : undefined]));
+      // The one place this command's errors leave: never with the secret it carried (a helper may echo it).
+      throw scrubError(err, secretsOf([secret, secretField !== undefined && typeof a[secretField] === "string" ? (a[secretField] as string) : undefined]));
     }
   };
 }
+
+/** Every action command's handler (src/protocol/actions.ts). */
+const ACTION_HANDLERS = Object.fromEntries(ACTION_COMMANDS.map((c) => [c, actionHandler(c)])) as { [C in ActionCommandName]: Handler<C> };
 
 export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   async capabilities(engine) {
@@ -285,16 +279,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     return { app: { name: app.name, pid: app.pid }, windowId: window.window_id, screenshot: out.screenshot, redacted };
   },
 
-  click: actionHandler("click"),
-  "set-value": actionHandler("set-value", "valueStdin"),
-  "type-text": actionHandler("type-text", "textStdin"),
-  "press-key": actionHandler("press-key"),
-  hotkey: actionHandler("hotkey"),
-  scroll: actionHandler("scroll"),
-  drag: actionHandler("drag"),
-  "select-text": actionHandler("select-text"),
-  focus: actionHandler("focus"),
-  "perform-secondary-action": actionHandler("perform-secondary-action"),
+  ...ACTION_HANDLERS,
 
   async run(engine, _args, ctx) {
     await engine.helper();
@@ -302,8 +287,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     await permissionGate(engine);
     if (!ctx.readStdin) throw new DeckhandError("INVALID_ARGUMENTS", "run reads its program from stdin; in serve use the program request");
     const raw = await ctx.readStdin();
-    // StepReceipt.error.code is typed string in program/executor.ts; its values are ErrorCodes (the suites check it).
-    return (await runProgramText(engine, raw, ctx)) as ReadonlyDeep<CommandResult<"run">>;
+    return await runProgramText(engine, raw, ctx);
   },
 
   async "policy-check"(engine, args) {
@@ -362,18 +346,18 @@ export async function runProgramText(engine: Engine, raw: string, ctx: CallConte
 
 /**
  * A program whose step failed is a failed request (ok:false): the failing
- * step's code and message, with every step's receipt (and the final
- * observation) in the error's details, so nothing about what was sent is lost.
+ * step's error, its message prefixed with the step ("step 2 (click): ..."),
+ * with every step's receipt (and the final observation) in the error's
+ * details, so nothing about what was sent is lost.
  */
-export function programFailure(receipt: ProgramReceipt): DeckhandError | null {
-  if (receipt.firstFailure === null) return null;
+export function programFailure(run: ProgramRun): DeckhandError | null {
+  const { receipt, failure } = run;
+  if (failure === null || receipt.firstFailure === null) return null;
   const step = receipt.steps[receipt.firstFailure]!;
-  const e = step.error!;
-  const err = new DeckhandError(e.code as never, `step ${receipt.firstFailure} (${step.action}): ${e.message}`, {
+  const err = new DeckhandError(failure.code, `step ${receipt.firstFailure} (${step.action}): ${failure.message}`, {
+    remediation: failure.remediation,
     details: {
-      ...e.details,
-      // The helper's own step number (an input step's index) is kept apart from the program's.
-      ...(e.details.step !== undefined ? { helperStep: e.details.step } : {}),
+      ...failure.details,
       step: receipt.firstFailure,
       delivery: step.delivery,
       stepsCompleted: receipt.steps.filter((x) => x.status === "completed").length,
@@ -387,28 +371,37 @@ export function programFailure(receipt: ProgramReceipt): DeckhandError | null {
   return err;
 }
 
-/** opts.receiptOnFailure: return a failed program's receipt instead of throwing (the adapters map it themselves). */
-export async function runProgramValue(engine: Engine, json: unknown, ctx: CallContext, opts: { receiptOnFailure?: boolean } = {}) {
-  const parsed = Program.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DeckhandError("INVALID_ARGUMENTS", `program ${issue.path.join(".") || "(root)"}: ${issue.message}`, { details: { path: issue.path.join(".") } });
-  }
-  const program = { ...parsed.data, observe: parsed.data.observe ?? true };
-  // Values and text the program carries never leave in an error (a helper may echo them).
-  const secrets = secretsOf(program.steps.map((st) => (st.action === "set-value" ? st.value : st.action === "type-text" ? st.text : undefined)));
+/**
+ * Parse, validate and run a program (a JSON value): its receipt, and for a
+ * failed step the `run` error (programFailure) rather than a throw. Values
+ * and text the program carries are scrubbed from both (a helper may echo
+ * them). Refusals before any step runs (shape, capabilities, grant, pause)
+ * throw.
+ */
+export async function runProgramOutcome(engine: Engine, json: unknown, ctx: CallContext): Promise<{ receipt: ProgramReceipt; failure: DeckhandError | null }> {
+  const program = parseProgram(json);
+  const secrets = secretsOf(program.steps.map(stepSecret));
   try {
     engine.safety.checkPaused("run");
+    const { hello } = await engine.helper();
+    const runnable = validateProgram(engine, hello, program, "run");
     const target = await resolveTarget(engine, program.app);
-    const receipt = await engine.serialized(target.key, () => runProgram(engine, program, { command: "run", cancel: ctx.cancel, app: target.app }));
+    const run = await engine.serialized(target.key, () => runProgram(engine, runnable, { command: "run", cancel: ctx.cancel, app: target.app }));
+    const { receipt } = run;
     scrubStepErrors(receipt.steps, secrets);
     if (receipt.observationError) receipt.observationError = { ...receipt.observationError, message: scrubText(receipt.observationError.message, secrets) };
-    const failure = opts.receiptOnFailure ? null : programFailure(receipt);
-    if (failure) throw failure;
-    return receipt;
+    const failure = programFailure(run);
+    return { receipt, failure: failure && (scrubError(failure, secrets) as DeckhandError) };
   } catch (err) {
     throw scrubError(err, secrets);
   }
+}
+
+/** A program's receipt; a failed step throws its `run` error, unless opts.receiptOnFailure (the adapters map the receipt themselves). */
+export async function runProgramValue(engine: Engine, json: unknown, ctx: CallContext, opts: { receiptOnFailure?: boolean } = {}): Promise<ProgramReceipt> {
+  const { receipt, failure } = await runProgramOutcome(engine, json, ctx);
+  if (failure && !opts.receiptOnFailure) throw failure;
+  return receipt;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The one executor: a validated program runs step by step against one target,
 // with the snapshot checks and cancellation before each step, per-step
 // receipts, and one final observation.
-import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
+import { DeckhandError, publicError, toDeckhandError, type PublicError } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
+import { isActionCommand } from "../protocol/actions.ts";
 import { isSecureNode, type Element, type Snapshot } from "../session/snapshot.ts";
 import type { Delivery, Receipt, Route, WireLocator, WireNode, WireWindow } from "../wire/messages.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -12,7 +13,7 @@ import { resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.t
 import { checkCurrent, lookupElement, resolveSnapshot } from "./snapshot-check.ts";
 import { stepUsesElement } from "./compile.ts";
 import { capabilityFor, planStep, type Plan } from "./plan.ts";
-import { validateProgram } from "./validate.ts";
+import type { RunnableProgram } from "./validate.ts";
 import { checkBrowserUrl, checkFocusNotSecure } from "./live-checks.ts";
 import { activationFacts } from "./activation.ts";
 import { pointerGuard } from "./pointer.ts";
@@ -39,7 +40,8 @@ export interface StepReceipt {
   fallback?: "focus+select-all+type";
   /** Why the fallback ran: the accessibility route's code. */
   fallbackFrom?: string;
-  error?: { code: string; message: string; details: ErrorDetails };
+  /** publicError of what the step failed with, without remediation. */
+  error?: Omit<PublicError, "remediation">;
 }
 
 export interface ProgramReceipt {
@@ -52,6 +54,16 @@ export interface ProgramReceipt {
   observationError?: { code: string; message: string };
   /** How long the final observation waited for the app to settle after the last action (helper `settle`). */
   settle?: SettleReport;
+}
+
+/**
+ * A program's run: its receipt, and the error its failed step failed with
+ * (null when every step completed). A single command's error is that error
+ * itself; a `run`'s names the step (programFailure, src/commands/index.ts).
+ */
+export interface ProgramRun {
+  receipt: ProgramReceipt;
+  failure: DeckhandError | null;
 }
 
 export interface SettleReport {
@@ -125,34 +137,54 @@ function isLocated(n: WireNode, locator: Element["locator"]): boolean {
   return sameRole && n.name === locator.name;
 }
 
-function failReceipt(index: number, step: Step, err: unknown, elementIndex: number | null): StepReceipt {
-  const e = err instanceof DeckhandError ? err : new DeckhandError("INTERNAL", "unexpected failure");
+/**
+ * A failed step: its receipt, whose error is publicError of what it failed
+ * with, and that error itself for its command (anything not a DeckhandError
+ * is INTERNAL, its stack on stderr), carrying what the step sent
+ * (details.delivery) and the helper's own step number (an input op's) as
+ * helperStep, apart from the program's step.
+ */
+function failReceipt(index: number, step: Step, err: unknown, elementIndex: number | null): { receipt: StepReceipt; error: DeckhandError } {
+  const error = toDeckhandError(err, (stack) => process.stderr.write(`deckhand: internal error in step ${index}: ${stack}\n`));
   const receipt = (err as { receipt?: Receipt }).receipt;
-  const delivery = (receipt?.delivery ?? (e.details.delivery as Delivery | undefined) ?? "not_dispatched") as Delivery;
+  const delivery = (receipt?.delivery ?? (error.details.delivery as Delivery | undefined) ?? "not_dispatched") as Delivery;
+  const { code, message, details } = publicError(error);
+  error.details.delivery = delivery;
+  if (error.details.step !== undefined) {
+    error.details.helperStep = error.details.step;
+    delete error.details.step;
+  }
   return {
-    index,
-    action: step.action,
-    status: "failed",
-    delivery,
-    route: receipt?.route ?? null,
-    elementIndex,
-    verification: { verified: null, predicate: null },
-    cleanup: receipt?.cleanup ?? null,
-    ...(typeof e.details.chars_sent === "number" ? { charsSent: e.details.chars_sent } : {}),
-    error: { code: e.code, message: e.message, details: e.details },
+    error,
+    receipt: {
+      index,
+      action: step.action,
+      status: "failed",
+      delivery,
+      route: receipt?.route ?? null,
+      elementIndex,
+      verification: { verified: null, predicate: null },
+      cleanup: receipt?.cleanup ?? null,
+      ...(typeof details.chars_sent === "number" ? { charsSent: details.chars_sent } : {}),
+      error: { code, message, details },
+    },
   };
 }
 
+/**
+ * Run a validated program (validateProgram: its shape and needs are not
+ * checked again). `command`: the command running it, `run` or a single
+ * action's (whose errors then name the command, never "step 0").
+ */
 export async function runProgram(
   engine: Engine,
-  program: Program,
+  program: RunnableProgram,
   opts: { command: string; cancel?: CancelToken; /** Already resolved by the caller (to pick its lock): not listed again. */ app?: ResolvedApp },
-): Promise<ProgramReceipt> {
+): Promise<ProgramRun> {
   // Every helper request of the program carries the token's signal.
   const signal = opts.cancel?.signal;
   if (signal && engine.cancelSignal !== signal) return await engine.withCancel(signal, () => runProgram(engine, program, opts));
   const { hello } = await engine.helper();
-  validateProgram(engine, hello, program);
   // Target resolution (short reads) is not cancelled: a program cancelled this
   // early still returns its receipt, step 0 CANCELLED. Its steps are.
   const app = opts.app ?? (await engine.withoutCancel(() => resolveApp(engine, program.app)));
@@ -182,13 +214,17 @@ export async function runProgram(
     cleanup: null,
   }));
   let firstFailure: number | null = null;
+  let failure: DeckhandError | null = null;
   const keys: KeyboardState = { activationAsked: false };
 
   for (let i = 0; i < program.steps.length; i++) {
     const step = program.steps[i]!;
     const elementIndex = receipts[i]!.elementIndex;
     try {
-      if (opts.cancel?.cancelled) throw new DeckhandError("CANCELLED", `program cancelled before step ${i}${opts.cancel.reason ? ` (${opts.cancel.reason})` : ""}`);
+      if (opts.cancel?.cancelled) {
+        const what = isActionCommand(opts.command) ? `${opts.command} was cancelled before anything was sent` : `program cancelled before step ${i}`;
+        throw new DeckhandError("CANCELLED", `${what}${opts.cancel.reason ? ` (${opts.cancel.reason})` : ""}`);
+      }
       engine.safety.checkPaused(opts.command);
       let element: Element | null = null;
       if (elementIndex !== null) {
@@ -221,7 +257,7 @@ export async function runProgram(
       if (err instanceof DeckhandError && err.code === "WINDOW_NOT_FOUND" && snapshot && (err.details.delivery ?? "not_dispatched") === "not_dispatched") {
         err = new DeckhandError("SNAPSHOT_STALE", "the snapshot's window is gone", { details: { reason: "window-gone", snapshotWindowId: snapshot.window.windowId, delivery: "not_dispatched" } });
       }
-      receipts[i] = failReceipt(i, step, err, elementIndex);
+      ({ receipt: receipts[i], error: failure } = failReceipt(i, step, err, elementIndex));
       firstFailure = i;
       try {
         const refused = err instanceof DeckhandError && /POLICY|CONFIRM|BLOCKED|FOREGROUND|PAUSED/.test(err.code);
@@ -244,7 +280,7 @@ export async function runProgram(
   const snapshotWindow: WireWindow | null = snapshot
     ? { window_id: snapshot.window.windowId, title: snapshot.window.title, bounds: snapshot.window.bounds, z_index: 0, minimized: false, pid: app.pid }
     : null;
-  if (program.observe && (window || snapshotWindow)) {
+  if (program.observe !== false && (window || snapshotWindow)) {
     try {
       // Observe what the actions did, not the frame before the app caught up.
       if (receipts.some((r) => r.action !== "wait" && r.delivery !== "not_dispatched")) receipt.settle = await settle(engine, app);
@@ -252,11 +288,11 @@ export async function runProgram(
       const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command });
       receipt.observation = appStateResult(s, app);
     } catch (err) {
-      const e = err instanceof DeckhandError ? err : new DeckhandError("INTERNAL", "observation failed");
-      receipt.observationError = { code: e.code, message: e.message };
+      const { code, message } = publicError(err, (stack) => process.stderr.write(`deckhand: internal error in the final observation: ${stack}\n`));
+      receipt.observationError = { code, message };
     }
   }
-  return receipt;
+  return { receipt, failure };
 }
 
 /** Bounds of the post-action wait: quiet for SETTLE_QUIET_MS, at most SETTLE_MAX_MS. */

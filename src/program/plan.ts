@@ -2,6 +2,7 @@
 // is sent, so that a refusal sends nothing.
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
+import type { ActionName } from "../protocol/actions.ts";
 import { elementOf, isSecureNode, locatorKindOf, rememberedSecure, resolveNativeAction, windowKeyOf, type Element } from "../session/snapshot.ts";
 import type { InputStep, WireNode } from "../wire/messages.ts";
 import { PRESS_ACTIONS, PRESS_ROLES, type NodeAction } from "../wire/vocabulary.ts";
@@ -39,6 +40,53 @@ export type Plan =
     }
   | { kind: "wait"; ms: number };
 
+type StepOf<A extends ActionName> = Extract<Step, { action: A }>;
+
+/**
+ * What each action needs before it is planned, read by program validation
+ * and the `capabilities` report (src/program/validate.ts), so a program
+ * never starts without what its steps will ask for.
+ *
+ * - `element` / `point`: the helper capabilities by target (`element` when
+ *   the step names an element, `point` otherwise); each inner list is one
+ *   need that any of its capabilities satisfies. No entry: that form does
+ *   not exist.
+ * - `foreground`: whether the step is foreground input (the real pointer or
+ *   keyboard, under the operator's grant) whatever the screen looks like:
+ *   "always", "point" (when it names no element), or a test of the step.
+ * - `input`: what a point form that is definitely foreground input needs
+ *   instead of `point` (a click that cannot take the accessibility route).
+ */
+export const ACTION_NEEDS: {
+  [A in ActionName]: { element?: string[][]; point?: string[][]; input?: string[][]; foreground?: "always" | "point" | ((step: StepOf<A>) => boolean) };
+} = {
+  click: {
+    element: [["action.click"]],
+    point: [["input.pointer", "action.click"]],
+    input: [["input.pointer"], ["input.pointer_guard"]],
+    // A plain left click at a point may hit an element (background route); anything else is input.
+    foreground: (s) => s.elementIndex === undefined && ((s.button ?? "left") !== "left" || (s.count ?? 1) !== 1 || (s.modifiers?.length ?? 0) > 0),
+  },
+  "set-value": { element: [["action.set_value"]] },
+  // Keys are sent only with the focus guard: a helper that cannot confine
+  // them to the target window is refused keyboard input.
+  "type-text": { element: [["action.type_text"]], point: [["input.keyboard"], ["input.focus_guard"]], foreground: "point" },
+  "press-key": { element: [["action.focus"], ["input.keyboard"], ["input.focus_guard"]], point: [["input.keyboard"], ["input.focus_guard"]], foreground: "always" },
+  hotkey: { point: [["input.keyboard"], ["input.focus_guard"]], foreground: "always" },
+  // Pointer events are sent only with the pointer guard: a helper that cannot
+  // confine them to the target's allowed windows is refused pointer input.
+  // (A point click may still take the accessibility route; as input it needs
+  // the guard too: its `input`.)
+  scroll: { element: [["action.scroll_into_view"]], point: [["input.pointer"], ["input.pointer_guard"]], foreground: "point" },
+  drag: { point: [["input.pointer"], ["input.pointer_guard"]], foreground: "always" },
+  "select-text": { element: [["action.select_text"]] },
+  focus: { element: [["action.focus"]] },
+  "perform-secondary-action": { element: [["action.secondary"]] },
+  wait: { point: [] },
+  move: { point: [["input.pointer"], ["input.pointer_guard"]], foreground: "always" },
+  "hold-key": { point: [["input.keyboard"], ["input.focus_guard"]], foreground: "always" },
+};
+
 const DRAG_STEP_MS = 15;
 const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
 
@@ -64,8 +112,8 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
     case "hotkey":
       return { kind: "input", steps: [{ kind: "tap", keys: parseKeys(step.keys), repeat: 1 }], pointer: false, keyboard: true };
     case "scroll": {
-      if (element && step.direction === undefined) return { kind: "element", action: "scroll_into_view", element };
-      if (element) throw new DeckhandError("INVALID_ARGUMENTS", "scroll with --element-index scrolls it into view; drop --direction, or scroll by --x/--y");
+      // With an element the step has no direction or point (its rules): scroll it into view.
+      if (element) return { kind: "element", action: "scroll_into_view", element };
       const [sx, sy] = SCROLL[step.direction ?? "down"]!;
       const n = step.amount ?? 3;
       const guard = await pointerScope(engine, app);

@@ -5,6 +5,12 @@
 import type { z } from "zod";
 import { DeckhandError } from "./errors.ts";
 
+/** A field's CLI spelling: fooBar -> foo-bar (its flag is --foo-bar). */
+export const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+
+/** A field's flag: elementIndex -> --element-index. */
+export const flagOf = (field: string) => `--${kebab(field)}`;
+
 type Issue = z.core.$ZodIssue;
 
 const EXPECTED: Record<string, string> = {

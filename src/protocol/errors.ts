@@ -60,6 +60,38 @@ export class DeckhandError extends Error {
   }
 }
 
+/** An error as it is published: an envelope's `error` (and, without remediation, a step receipt's). */
+export interface PublicError {
+  code: ErrorCode;
+  message: string;
+  remediation: string;
+  details: ErrorDetails;
+}
+
+/**
+ * Any thrown value as a DeckhandError: itself, or INTERNAL with a redacted
+ * message (its own text may hold anything; `log` gets its stack, for stderr).
+ */
+export function toDeckhandError(err: unknown, log?: (msg: string) => void): DeckhandError {
+  if (err instanceof DeckhandError) return err;
+  log?.(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  return new DeckhandError("INTERNAL", "an unexpected error occurred");
+}
+
+/**
+ * The one conversion of a thrown value to the public error shape (error
+ * envelopes, step receipts, observation errors): code, message,
+ * remediation, and details as a flat map of strings, numbers and booleans.
+ */
+export function publicError(err: unknown, log?: (msg: string) => void): PublicError {
+  const e = toDeckhandError(err, log);
+  const details: ErrorDetails = {};
+  for (const [k, v] of Object.entries(e.details)) {
+    if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") details[k] = v;
+  }
+  return { code: e.code, message: e.message, remediation: e.remediation, details };
+}
+
 export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   UNSUPPORTED_PLATFORM: "Run deckhand on a platform with a helper (Linux X11, macOS, Windows).",
   PERMISSION_DENIED: "Run `deckhand permissions` and grant what it reports as denied.",

@@ -1,68 +1,104 @@
 // A program: one target, 1..N steps, validated whole before any step runs.
 // Single action commands compile to a one-step program (src/program/compile.ts).
+// The steps are derived from the action declarations (src/protocol/actions.ts).
 import { z } from "zod";
-import { Button, MAX_DRAG_POINTS, Point } from "./commands.ts";
+import { ACTION_DECLS, ACTIONS, app, declOf, snapshotId, windowId, windowIndex, type ActionName, type StepShape } from "./actions.ts";
+import { exclusiveConflict } from "./commands.ts";
+import { DeckhandError } from "./errors.ts";
+import { parseChord, parseKey, parseKeys } from "./keys.ts";
 
-const uint = z.number().int().nonnegative();
-const int = z.number().int();
+type StepObject<A extends ActionName> = z.ZodObject<{ action: z.ZodLiteral<A> } & StepShape<A>, z.core.$strict>;
+type AnyStepObject = { [A in ActionName]: StepObject<A> }[ActionName];
 
-export const Step = z.discriminatedUnion("action", [
-  z.strictObject({
-    action: z.literal("click"),
-    elementIndex: uint.optional(),
-    x: int.optional(),
-    y: int.optional(),
-    button: Button.optional(),
-    count: z.number().int().min(1).max(3).optional(),
-    modifiers: z.array(z.string()).optional(),
-  }),
-  z.strictObject({ action: z.literal("set-value"), elementIndex: uint, value: z.string() }),
-  z.strictObject({ action: z.literal("type-text"), elementIndex: uint.optional(), text: z.string() }),
-  z.strictObject({
-    action: z.literal("press-key"),
-    elementIndex: uint.optional(),
-    key: z.string().min(1),
-    repeat: z.number().int().min(1).max(100).optional(),
-  }),
-  z.strictObject({ action: z.literal("hotkey"), keys: z.array(z.string().min(1)).min(1) }),
-  z.strictObject({
-    action: z.literal("scroll"),
-    elementIndex: uint.optional(),
-    direction: z.enum(["up", "down", "left", "right"]).optional(),
-    amount: z.number().int().min(1).max(100).optional(),
-    x: int.optional(),
-    y: int.optional(),
-    /** Keys held while the wheel turns (ctrl, shift, alt, super): pressed and released in the same input. */
-    modifiers: z.array(z.string()).optional(),
-  }),
-  z.strictObject({
-    action: z.literal("drag"),
-    path: z.array(Point).min(2).max(MAX_DRAG_POINTS),
-    button: Button.optional(),
-    /** Keys held for the whole drag: pressed and released in the same input. */
-    modifiers: z.array(z.string()).optional(),
-  }),
-  z.strictObject({ action: z.literal("select-text"), elementIndex: uint, start: uint, end: uint }),
-  z.strictObject({ action: z.literal("focus"), elementIndex: uint }),
-  z.strictObject({ action: z.literal("perform-secondary-action"), elementIndex: uint, name: z.string().min(1) }),
-  z.strictObject({ action: z.literal("wait"), ms: z.number().int().min(0).max(10_000) }),
-  // Hover: the pointer stays where it was moved (the one pointer step that is not restored).
-  z.strictObject({ action: z.literal("move"), x: int, y: int, modifiers: z.array(z.string()).optional() }),
-  // Press a key, hold it for ms, release it: one input, so the release is guaranteed.
-  z.strictObject({ action: z.literal("hold-key"), key: z.string().min(1), ms: z.number().int().min(1).max(10_000) }),
-]);
+const options = ACTIONS.map((a) => z.strictObject({ action: z.literal(a), ...ACTION_DECLS[a].step })) as unknown as [AnyStepObject, ...AnyStepObject[]];
+
+/** What a step check's issue carries, for the message that names the step (programError). */
+interface StepIssueParams {
+  step: true;
+  action: string;
+  field?: string;
+}
+
+/**
+ * Once a step's fields are valid: its declared rules, then its key names
+ * through the one chord parser (a `keys` list is kept as canonical names:
+ * "CTRL++" is ["ctrl", "plus"]).
+ */
+function checkStep(payload: z.core.ParsePayload<Record<string, unknown> & { action: ActionName }>): void {
+  const step = payload.value;
+  const decl = declOf(step.action);
+  const issue = (message: string, path: string[], field?: string) =>
+    payload.issues.push({ code: "custom", message, input: step, path, params: { step: true, action: step.action, ...(field ? { field } : {}) } satisfies StepIssueParams });
+  const broken = decl.rules?.(step);
+  if (broken) return void issue(broken, []);
+  for (const [field, kind] of Object.entries(decl.keys ?? {})) {
+    const v = step[field];
+    if (v === undefined || (Array.isArray(v) && v.length === 0)) continue;
+    try {
+      if (kind === "keys") payload.value = { ...payload.value, [field]: parseKeys(v as string[], { field }) };
+      else if (kind === "chord") parseChord(v as string, { field });
+      else parseKey(v as string, { field });
+    } catch (err) {
+      if (!(err instanceof DeckhandError)) throw err;
+      return void issue(err.message, [field], String(err.details.field ?? field));
+    }
+  }
+}
+
+export const Step = z.discriminatedUnion("action", options).check((p) => checkStep(p as never));
 export type Step = z.infer<typeof Step>;
 
-export const Program = z.strictObject({
-  app: z.string().min(1),
-  windowId: uint.optional(),
-  windowIndex: uint.optional(),
-  snapshotId: z.string().regex(/^cs_[A-Za-z0-9]{10,40}$/).optional(),
-  steps: z.array(Step).min(1).max(100),
-  /** One final observation after the last step (default true for `run`). */
-  observe: z.boolean().optional(),
-  noScreenshot: z.boolean().optional(),
-});
+export const Program = z
+  .strictObject({
+    app,
+    windowId: windowId.optional(),
+    windowIndex: windowIndex.optional(),
+    snapshotId: snapshotId.optional(),
+    steps: z.array(Step).min(1).max(100),
+    /** One final observation after the last step (default true). */
+    observe: z.boolean().optional(),
+    noScreenshot: z.boolean().optional(),
+  })
+  .check((payload) => {
+    const conflict = exclusiveConflict(payload.value);
+    if (conflict) {
+      payload.issues.push({ code: "custom", message: `${conflict[0]} and ${conflict[1]} both name a window; give one`, input: payload.value, path: [conflict[1]], params: { program: true } });
+    }
+  });
 export type Program = z.infer<typeof Program>;
+
+declare const checked: unique symbol;
+/**
+ * A program that passed parseProgram: its fields, every step's rules and
+ * key names, one window. The layers after it trust its shape.
+ */
+export type CheckedProgram = Program & { readonly [checked]: true };
+
+/**
+ * The one check of a program's shape (a `run` program, or a single action
+ * command's one-step program). INVALID_ARGUMENTS naming what is wrong: a
+ * step by its index ("step 2 (click): a point needs both x and y",
+ * details.step), or, for a single command (`command`), by the command's
+ * name ("click: ..."): it is not a program to its caller.
+ */
+export function parseProgram(raw: unknown, opts: { command?: string } = {}): CheckedProgram {
+  const parsed = Program.safeParse(raw);
+  if (parsed.success) return parsed.data as CheckedProgram;
+  throw programError(parsed.error.issues[0]!, opts.command);
+}
+
+function programError(issue: z.core.$ZodIssue, command: string | undefined): DeckhandError {
+  const path = issue.path.join(".");
+  const params = issue.code === "custom" ? (issue.params as Partial<StepIssueParams> & { program?: true }) : undefined;
+  if (params?.step) {
+    const i = issue.path[1] as number;
+    const where = command ?? `step ${i} (${params.action})`;
+    return new DeckhandError("INVALID_ARGUMENTS", `${where}: ${issue.message}`, {
+      details: { ...(params.field ? { field: params.field } : {}), ...(command ? {} : { step: i }) },
+    });
+  }
+  if (params?.program) return new DeckhandError("INVALID_ARGUMENTS", `program: ${issue.message}`, { details: { path, field: path } });
+  return new DeckhandError("INVALID_ARGUMENTS", `program ${path || "(root)"}: ${issue.message}`, { details: { path } });
+}
 
 export const StepStatus = z.enum(["completed", "failed", "unattempted"]);

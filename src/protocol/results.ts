@@ -9,6 +9,7 @@
 // are camelCase except where a wire object travels as it is (cleanup).
 import { z } from "zod";
 import { ACTIONS as STEP_ACTIONS, COMMANDS, type CommandName } from "./commands.ts";
+import { ACTION_COMMANDS, type ActionCommandName } from "./actions.ts";
 import { ERROR_CODES } from "./errors.ts";
 import { Step } from "./program.ts";
 import { ACTIONS as NODE_ACTIONS, ROLES } from "../wire/vocabulary.ts";
@@ -182,6 +183,9 @@ function actionResult<C extends CommandName>(command: C) {
   });
 }
 
+/** The action commands' results (RESULTS spreads them in, in inventory order). */
+const ACTION_RESULTS = Object.fromEntries(ACTION_COMMANDS.map((c) => [c, actionResult(c)])) as { [C in ActionCommandName]: ReturnType<typeof actionResult<C>> };
+
 export const ProgramReceipt = z
   .strictObject({
     app: AppRef,
@@ -302,16 +306,8 @@ export const RESULTS = {
       })
       .describe("what was blacked out, by reason"),
   }),
-  click: actionResult("click"),
-  "set-value": actionResult("set-value"),
-  "type-text": actionResult("type-text"),
-  "press-key": actionResult("press-key"),
-  hotkey: actionResult("hotkey"),
-  scroll: actionResult("scroll"),
-  drag: actionResult("drag"),
-  "select-text": actionResult("select-text"),
-  focus: actionResult("focus"),
-  "perform-secondary-action": actionResult("perform-secondary-action"),
+  // Every action command (src/protocol/actions.ts): one shape.
+  ...ACTION_RESULTS,
   run: ProgramReceipt,
   "policy-check": z.strictObject({
     app: z.strictObject({ name: str, pid: uint, executable: str.nullable(), desktopId: str.nullable() }),

@@ -127,4 +127,19 @@ describe("a failed program is ok:false with its evidence", () => {
     // Sent once each, never retried; the third step never sent.
     expect(mutations(sb).map((m) => m.args.action)).toEqual(["click", "set_value"]);
   });
+
+  it("the failed step's own error leaves as it was thrown: its remediation kept, for a program and a single command alike", async () => {
+    const sb = await observedSandbox();
+    // The password field (index 4): refused by the builtin secure-field rule, with its own remediation.
+    const program = { app: "fixture-app", observe: false, steps: [{ action: "set-value", elementIndex: 4, value: "x" }] };
+    const run = expectError(await cli(sb, ["run"], { stdin: JSON.stringify(program) }), "run", "POLICY_DENIED");
+    const single = expectError(await cli(sb, ["set-value", "--app", "fixture-app", "--element-index", "4", "--value", "x"]), "set-value", "POLICY_DENIED");
+    expect(run.remediation).toMatch(/password fields/);
+    expect(single.remediation).toBe(run.remediation);
+    expect(run.message).toBe(`step 0 (set-value): ${single.message}`);
+    const { delivery, ...facts } = single.details;
+    expect(delivery).toBe("not_dispatched");
+    expect(failedProgram(run, 1).receipts[0]!.error).toMatchObject({ code: "POLICY_DENIED", message: single.message, details: facts });
+    expect(mutations(sb)).toEqual([]);
+  });
 });

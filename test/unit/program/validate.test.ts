@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ACTIONS } from "../../../src/protocol/commands.ts";
-import { ACTION_NEEDS, actionSupported, checkProgramShape } from "../../../src/program/validate.ts";
+import { parseProgram } from "../../../src/protocol/program.ts";
+import { ACTION_NEEDS } from "../../../src/program/plan.ts";
+import { actionSupported } from "../../../src/program/validate.ts";
 
 const caps = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, { supported: true, verified: "vectors" as const }]));
 const ALL = [...new Set(Object.values(ACTION_NEEDS).flatMap((n) => [...(n.element ?? []), ...(n.point ?? [])].flat()))];
@@ -24,8 +26,8 @@ describe("ACTION_NEEDS: one table for validation and the capabilities report", (
   });
 });
 
-describe("checkProgramShape", () => {
-  const shape = (steps: unknown[]) => () => checkProgramShape({ app: "x", steps } as never);
+describe("parseProgram: the one shape check", () => {
+  const shape = (steps: unknown[]) => () => parseProgram({ app: "x", steps });
   it("refuses contradictory or incomplete steps with INVALID_ARGUMENTS naming the step", () => {
     for (const step of [
       { action: "click", elementIndex: 1, x: 1, y: 2 },
@@ -44,7 +46,7 @@ describe("checkProgramShape", () => {
 });
 
 describe("keys held during pointer input (scroll, drag, move modifiers)", () => {
-  const shape = (steps: unknown[]) => () => checkProgramShape({ app: "x", steps } as never);
+  const shape = (steps: unknown[]) => () => parseProgram({ app: "x", steps });
   it("are accepted through the one chord parser", () => {
     expect(shape([{ action: "scroll", direction: "down", x: 1, y: 1, modifiers: ["ctrl"] }])).not.toThrow();
     expect(shape([{ action: "scroll", direction: "down", modifiers: ["Shift"] }])).not.toThrow(); // where the pointer is

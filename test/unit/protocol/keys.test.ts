@@ -5,12 +5,11 @@ import { describe, expect, it } from "vitest";
 import { normalizeKey, parseChord, parseKey, parseKeys, splitChord } from "../../../src/protocol/keys.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
 import { compileCommand } from "../../../src/program/compile.ts";
-import { checkProgramShape } from "../../../src/program/validate.ts";
 import { planStep } from "../../../src/program/plan.ts";
 import { translateOpenAIAction } from "../../../src/adapters/openai.ts";
 import { translateAnthropicInput } from "../../../src/adapters/anthropic.ts";
 import { closingChord, sensitivity } from "../../../src/policy/sensitive.ts";
-import type { Program, Step } from "../../../src/protocol/program.ts";
+import { parseProgram, type Program, type Step } from "../../../src/protocol/program.ts";
 import { thrown } from "../throws.ts";
 
 const invalid = (fn: () => unknown) => thrown(fn);
@@ -103,11 +102,11 @@ describe("every front end reads a chord the same way", () => {
     expect(await tapKeys({ action: "press-key", key: "+" })).toEqual(["plus"]);
     expect(await tapKeys({ action: "hold-key", key: "Shift", ms: 10 })).toEqual(["shift"]);
     const program = (steps: Step[]): Program => ({ app: "x", steps });
-    const e = invalid(() => checkProgramShape(program([{ action: "wait", ms: 1 }, { action: "hotkey", keys: ["ctrl+"] }])));
+    const e = invalid(() => parseProgram(program([{ action: "wait", ms: 1 }, { action: "hotkey", keys: ["ctrl+"] }])));
     expect(e.message).toMatch(/^step 1 \(hotkey\): /);
     expect(e.details.step).toBe(1);
-    invalid(() => checkProgramShape(program([{ action: "hold-key", key: "ctrl+a", ms: 10 }])));
-    invalid(() => checkProgramShape(program([{ action: "click", x: 1, y: 1, modifiers: ["ctrl+"] }])));
+    invalid(() => parseProgram(program([{ action: "hold-key", key: "ctrl+a", ms: 10 }])));
+    invalid(() => parseProgram(program([{ action: "click", x: 1, y: 1, modifiers: ["ctrl+"] }])));
   });
 
   it("OpenAI keypress and Anthropic key", () => {
