@@ -51,7 +51,7 @@ export const ROLES = Object.freeze([
   "progress_bar",
   "separator",
   "status_bar",
-  /** Only groups other nodes (filler, panel, scroll pane, AXGroup without a name, Pane): no element index of its own unless named, valued or actionable. */
+  /** Only groups other nodes (a filler, panel or scroll pane; an unnamed AXGroup; a UIA Pane): no element index of its own unless it has a value or an action or can take focus (a name alone does not make one). */
   "container",
   "other",
 ] as const);
