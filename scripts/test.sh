@@ -9,6 +9,7 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 
 echo "== typecheck"
 tsc -p .
+npm run --silent depcheck  # the dependency rules: layers, no cycles, policy only via the seam (docs/layers.md)
 echo "== protocol schema and vectors match src/wire"
 bun scripts/gen-protocol.ts --check
 if [[ -f helpers/linux-rust/Cargo.toml ]]; then

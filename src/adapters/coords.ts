@@ -3,7 +3,7 @@
 // The helper crops and scales every image (the screenshot op's region and
 // max_width); here is only the width to ask for and the map of what came back.
 import { DeckhandError } from "../protocol/errors.ts";
-import type { WidthPlan } from "../engine/observe.ts";
+import type { WidthPlan } from "../engine/ports.ts";
 
 export const DEFAULT_MAX_WIDTH = 1440;
 /**
@@ -93,7 +93,7 @@ export function fitWidth(w: number, h: number, opts: FitOptions = {}): number {
 
 /**
  * The screenshot options' width plan for images inside these caps: the
- * width for the area captured (src/engine/observe.ts WidthPlan); before a
+ * width for the area captured (src/engine/ports.ts WidthPlan); before a
  * first whole-screen capture, whose size is not known, the width cap (the
  * image is checked, and taken once more when it breaks another cap).
  */

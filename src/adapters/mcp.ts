@@ -14,19 +14,20 @@ import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ARGS, COMMAND_SUMMARY, type CommandName } from "../protocol/commands.ts";
+import { ACTION_COMMANDS, declOf, stdinField, type ActionCommandName } from "../protocol/actions.ts";
 import { mcpOutputSchema } from "../protocol/results.ts";
 import { Program, Step } from "../protocol/program.ts";
-import { parseSessionFlags } from "../cli/session-flags.ts";
+import { parseSessionFlags } from "../frontend/session-flags.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue } from "../commands/index.ts";
-import { Engine, type OperatorOptions } from "../engine/engine.ts";
-import { createSafety } from "../engine/default-safety.ts";
+import type { Engine, OperatorOptions } from "../engine/engine.ts";
+import { openEngine } from "../frontend/engine.ts";
 import { Cancellation, type ProgramReceipt } from "../program/executor.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
-import type { ScreenshotOptions } from "../engine/observe.ts";
-import { fail, ok, type Envelope } from "../cli/envelope.ts";
-import { humanOutput } from "../cli/human.ts";
-import { runCommand } from "../cli/run-command.ts";
+import type { ScreenshotOptions } from "../engine/ports.ts";
+import { fail, ok, type Envelope } from "../frontend/envelope.ts";
+import { humanOutput } from "../frontend/human.ts";
+import { runCommand } from "../frontend/run-command.ts";
 import { VERSION } from "../version.ts";
 import { adapterFit, fitsCaps, imagePlan, makeMap, type FitOptions } from "./coords.ts";
 
@@ -52,7 +53,23 @@ export interface McpTool {
  */
 export const McpProgram = z.strictObject({ ...Program.shape, steps: z.array(z.union(Step.options)).min(1).max(100) });
 
-/** The tools, derived from ARGS: nothing is written twice by hand. Stdin-only fields are dropped; the value travels in the request. */
+/**
+ * An action command's tool input: its ARGS, with a secret field's stdin flag
+ * dropped and the field itself required as the step declares it (MCP has no
+ * stdin; the value travels in the request).
+ */
+function actionToolSchema(command: ActionCommandName): z.ZodObject {
+  const decl = declOf(command);
+  const args = ARGS[command] as z.ZodObject;
+  if (decl.secret === undefined) return args;
+  const drop = { [stdinField(decl.secret)]: true } as Parameters<typeof args.omit>[0];
+  return args.omit(drop).extend({ [decl.secret]: decl.step[decl.secret]! });
+}
+
+/**
+ * The tools, derived from ARGS and the action declarations (one tool per
+ * action command, src/protocol/actions.ts): nothing is written twice by hand.
+ */
 export const MCP_TOOLS: readonly McpTool[] = (() => {
   const tool = (name: string, command: CommandName, schema: z.ZodObject, readOnly: boolean, description = COMMAND_SUMMARY[command]): McpTool => ({
     name,
@@ -69,16 +86,7 @@ export const MCP_TOOLS: readonly McpTool[] = (() => {
     tool("list_windows", "list-windows", ARGS["list-windows"], true),
     tool("get_app_state", "get-app-state", ARGS["get-app-state"], true),
     tool("screenshot", "screenshot", ARGS.screenshot, true),
-    tool("click", "click", ARGS.click, false),
-    tool("set_value", "set-value", ARGS["set-value"].omit({ valueStdin: true }).extend({ value: z.string().describe("new value") }), false),
-    tool("type_text", "type-text", ARGS["type-text"].omit({ textStdin: true }).extend({ text: z.string().describe("text to type") }), false),
-    tool("press_key", "press-key", ARGS["press-key"], false),
-    tool("hotkey", "hotkey", ARGS.hotkey, false),
-    tool("scroll", "scroll", ARGS.scroll, false),
-    tool("drag", "drag", ARGS.drag, false),
-    tool("select_text", "select-text", ARGS["select-text"], false),
-    tool("focus", "focus", ARGS.focus, false),
-    tool("perform_secondary_action", "perform-secondary-action", ARGS["perform-secondary-action"], false),
+    ...ACTION_COMMANDS.map((c) => tool(c.replaceAll("-", "_"), c, actionToolSchema(c), false)),
     tool("run_program", "run", McpProgram, false, "Run a program: one target app, 1-100 steps validated before any runs, per-step receipts, one final observation."),
     // Stopping is always allowed; lifting a pause (`resume`) is operator-only and is no tool.
     tool("pause", "pause", ARGS.pause, false, `${COMMAND_SUMMARY.pause} Only the operator can resume.`),
@@ -188,7 +196,7 @@ export async function mcpMain(argv: string[]): Promise<number> {
   try {
     opts = parseMcpArgs(argv);
     const session = `mcp-${process.pid}-${Date.now().toString(36)}`;
-    engine = new Engine(opts, createSafety(opts, process.env, { sessionGrant: opts.allowForeground === true, session }));
+    engine = openEngine(opts, { sessionGrant: opts.allowForeground === true, session });
   } catch (err) {
     // Nothing on stdout: it belongs to the protocol even before a client speaks.
     const e = fail("mcp", err, log);

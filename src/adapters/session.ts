@@ -11,13 +11,14 @@
 import { readFileSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
-import { HANDLERS, runProgramValue, type CallContext } from "../commands/index.ts";
+import { HANDLERS, runProgramOutcome, type CallContext } from "../commands/index.ts";
 import type { Engine } from "../engine/engine.ts";
+import type { HelperPort } from "../engine/ports.ts";
 import { appWindows, resolveApp } from "../engine/resolve.ts";
 import type { ProgramReceipt } from "../program/executor.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
-import { fail } from "../cli/envelope.ts";
-import type { ScreenshotOptions } from "../engine/observe.ts";
+import { fail } from "../frontend/envelope.ts";
+import type { ScreenshotOptions } from "../engine/ports.ts";
 import { adapterFit, imagePlan, imageRegionToScreen, makeMap, screenInImage, screenToImage, type FitOptions, type ImageMap } from "./coords.ts";
 import { openaiOutput, translateOpenAICall, type OpenAICall } from "./openai.ts";
 import { anthropicCallIds, anthropicCursorResult, anthropicErrorResult, anthropicImageResult, translateAnthropicCall } from "./anthropic.ts";
@@ -76,7 +77,7 @@ export function isAdapterName(v: unknown): v is AdapterName {
  * screenshot.scale). One without it would hand the model an image of any
  * size, which its API may rescale behind the map's back: refused instead.
  */
-export async function requireImageScaling(engine: Engine, what: string): Promise<void> {
+export async function requireImageScaling(engine: HelperPort, what: string): Promise<void> {
   const { hello } = await engine.helper();
   if (hello.capabilities["screenshot.scale"]?.supported) return;
   throw new DeckhandError("ACTION_UNSUPPORTED", `${what} needs a helper that crops and scales screenshots (screenshot.scale); helper ${hello.helper.name} ${hello.helper.version} does not`, {
@@ -207,13 +208,13 @@ export class AdapterSession {
     const screenSteps = toScreenSteps(t.steps, map, this.pointer);
     if (map && needsMap(t.steps)) await this.checkWindowUnchanged(app, map);
     const program = buildProgram(app, map?.windowId, screenSteps);
-    const receipt = await runProgramValue(this.engine, program, ctx, { receiptOnFailure: true });
+    // A failed step is the program's `run` error (scrubbed, "step N (action): ..."); the
+    // receipt travels in the response's own `receipt`, not again in the error's details.
+    const { receipt, failure } = await runProgramOutcome(this.engine, program, ctx);
     this.trackPointer(screenSteps, receipt);
-    if (receipt.firstFailure !== null) {
-      const e = receipt.steps[receipt.firstFailure]!.error!;
-      const err = new DeckhandError(e.code as never, `step ${receipt.firstFailure} (${receipt.steps[receipt.firstFailure]!.action}): ${e.message}`, { details: { ...e.details, step: receipt.firstFailure, delivery: receipt.steps[receipt.firstFailure]!.delivery } });
-      Object.assign(err, { adapterReceipt: receipt, adapterSteps: screenSteps });
-      throw err;
+    if (failure) {
+      delete failure.program;
+      throw Object.assign(failure, { adapterReceipt: receipt, adapterSteps: screenSteps });
     }
     return { ...(await this.screenshot(app)), steps: screenSteps, receipt };
   }

@@ -2,14 +2,14 @@
 // text out, exit 0 on success and 1 on any failure. Diagnostics on stderr.
 import { COMMAND_SUMMARY, COMMANDS, ARGS } from "../protocol/commands.ts";
 import { DeckhandError } from "../protocol/errors.ts";
-import { Engine } from "../engine/engine.ts";
-import { createSafety } from "../engine/default-safety.ts";
+import type { Engine } from "../engine/engine.ts";
+import { openEngine } from "../frontend/engine.ts";
 import { VERSION } from "../version.ts";
-import { fail } from "./envelope.ts";
+import { fail } from "../frontend/envelope.ts";
 import { helpText, parseFlags, validateFlags } from "./flags.ts";
-import { humanOutput } from "./human.ts";
-import { isCommand, runCommand } from "./run-command.ts";
-import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "./agent-mode.ts";
+import { humanOutput } from "../frontend/human.ts";
+import { isCommand, runCommand } from "../frontend/run-command.ts";
+import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "../protocol/caller.ts";
 import { appendAudit } from "../audit/log.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand: ${m}\n`);
@@ -122,7 +122,7 @@ export async function main(argv: string[]): Promise<number> {
   };
   let engine: Engine | null = null;
   try {
-    engine = new Engine(operator, createSafety(operator, process.env));
+    engine = openEngine(operator);
     const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin, caller }, log);
     return print(parsed.operator.json, envelope);
   } catch (err) {

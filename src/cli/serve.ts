@@ -4,12 +4,12 @@
 // in flight, stop the helper, exit.
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue, type CallContext } from "../commands/index.ts";
-import { Engine, type OperatorOptions } from "../engine/engine.ts";
-import { createSafety } from "../engine/default-safety.ts";
+import type { Engine, OperatorOptions } from "../engine/engine.ts";
+import { openEngine } from "../frontend/engine.ts";
 import { Cancellation } from "../program/executor.ts";
-import { fail, ok, type Envelope } from "./envelope.ts";
-import { isCommand, runCommand } from "./run-command.ts";
-import { parseSessionFlags } from "./session-flags.ts";
+import { fail, ok, type Envelope } from "../frontend/envelope.ts";
+import { isCommand, runCommand } from "../frontend/run-command.ts";
+import { parseSessionFlags } from "../frontend/session-flags.ts";
 import { DEFAULT_MAX_LINE_BYTES, idFromHead, LineReader, type LineTooLong } from "./line-reader.ts";
 import { AdapterSession, type AdapterOptions } from "../adapters/session.ts";
 
@@ -214,7 +214,7 @@ export async function serveMain(argv: string[]): Promise<number> {
   let engine: Engine;
   try {
     const session = `serve-${process.pid}-${Date.now().toString(36)}`;
-    engine = new Engine(opts, createSafety(opts, process.env, { sessionGrant: opts.allowForeground === true, session }));
+    engine = openEngine(opts, { sessionGrant: opts.allowForeground === true, session });
   } catch (err) {
     process.stdout.write(JSON.stringify({ id: null, ...fail("serve", err, log) }) + "\n");
     return 1;

@@ -12,25 +12,25 @@ import { parseProgram } from "../protocol/program.ts";
 import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from "../wire/messages.ts";
 import { GATING_PERMISSIONS } from "../wire/vocabulary.ts";
 import type { Engine } from "../engine/engine.ts";
+import { requireCapability, type HelperPort, type PermissionsPort, type SerialPort } from "../engine/ports.ts";
 import { appStateResult, captureWindow, checkPageObservable, observe, rememberedSecureRects } from "../engine/observe.ts";
 import { captureScreen } from "../engine/screen.ts";
-import { appWindows, resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
+import { appWindows, resolveApp, resolveWindow, type AppCache, type ResolvedApp } from "../engine/resolve.ts";
 import { compileCommand, withStdin } from "../program/compile.ts";
-import { runProgram, type CancelToken, type ProgramReceipt, type ProgramRun } from "../program/executor.ts";
+import { runProgram, type CancelToken, type ProgramPorts, type ProgramReceipt, type ProgramRun } from "../program/executor.ts";
 import { actionSupported, validateProgram } from "../program/validate.ts";
 import { VERSION } from "../version.ts";
 import { auditAppId } from "../engine/safety.ts";
 import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
-import { describePolicy } from "../policy/load.ts";
-import { scrubError, scrubStepErrors, scrubText, secretsOf } from "../policy/scrub.ts";
-import { auditSourceOf, isAgentMode, operatorOnlyError, type Caller } from "../cli/agent-mode.ts";
+import { scrubError, scrubStepErrors, scrubText, secretsOf } from "../protocol/scrub.ts";
+import { auditSourceOf, isAgentMode, operatorOnlyError, type Caller } from "../protocol/caller.ts";
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
   readStdin?: () => Promise<string>;
   cancel?: CancelToken;
   /**
-   * Who sent the command (src/cli/agent-mode.ts). Operator-only commands
+   * Who sent the command (src/protocol/caller.ts). Operator-only commands
    * (`resume`) run only for "operator"; absent counts as an agent.
    */
   caller?: Caller;
@@ -48,7 +48,7 @@ const permissionChecked = new WeakMap<object, WirePermissionCheck[]>();
  * flag being off: GTK3 trees are readable anyway) never gate; they are kept
  * to explain an empty tree.
  */
-async function permissionGate(engine: Engine): Promise<WirePermissionCheck[]> {
+async function permissionGate(engine: HelperPort & PermissionsPort): Promise<WirePermissionCheck[]> {
   const { supervisor, hello } = await engine.helper();
   const seen = permissionChecked.get(hello);
   if (seen) return seen;
@@ -133,7 +133,7 @@ function actionHandler<C extends ActionCommandName>(command: C): Handler<C> {
       const compiled = compileCommand(command, a);
       const { hello } = await engine.helper();
       // Action support, then the permission gate, then (only then) stdin.
-      let program = validateProgram(engine, hello, compiled, command);
+      let program = validateProgram(engine.safety, hello, compiled, command);
       engine.safety.checkPaused(command);
       await permissionGate(engine);
       if (stdinFlag && a[stdinFlag] === true) program = withStdin(program, (secret = await readSecret(ctx, flagOf(stdinFlag))));
@@ -192,7 +192,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     const { supervisor, hello } = await engine.helper();
     let enabled: { enabled: boolean; previous: boolean | null; note: string } | undefined;
     if (args.enableAccessibility) {
-      engine.requireCapability(hello, "set_accessibility", "permissions --enable-accessibility");
+      requireCapability(hello, "set_accessibility", "permissions --enable-accessibility");
       const { result } = await supervisor.request("set_accessibility", { enabled: true });
       enabled = {
         ...result,
@@ -203,8 +203,10 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       };
     }
     const { result } = await supervisor.request("permissions", {});
-    const checks = result.checks.map((c) => ({
+    // Public results are camelCase: the wire's native_id is nativeId here.
+    const checks = result.checks.map(({ native_id, ...c }) => ({
       ...c,
+      ...(native_id !== undefined ? { nativeId: native_id } : {}),
       advisory: c.advisory === true || c.id === "accessibility_enabled",
       granted: c.status === "granted",
       probed: c.status !== "unknown",
@@ -243,7 +245,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
 
   async "get-app-state"(engine, args) {
     const { hello } = await engine.helper();
-    engine.requireCapability(hello, "get_tree", "get-app-state");
+    requireCapability(hello, "get_tree", "get-app-state");
     const advisories = await permissionGate(engine);
     const app = await resolveApp(engine, args.app);
     const { window } = await resolveWindow(engine, app, args);
@@ -259,7 +261,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
 
   async screenshot(engine, args) {
     const { hello } = await engine.helper();
-    engine.requireCapability(hello, "screenshot", "screenshot");
+    requireCapability(hello, "screenshot", "screenshot");
     await permissionGate(engine);
     const name = `shot_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
     if (!args.app) {
@@ -294,7 +296,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     await engine.helper();
     const app = await resolveApp(engine, args.app);
     const appOut = { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId };
-    const files = engine.safety.policy ? describePolicy(engine.safety.policy) : null;
+    const files = engine.safety.policyFiles?.() ?? null;
     try {
       const d = engine.safety.checkApp(app, null, "policy-check");
       return { app: appOut, decision: "allow", source: d.source, rule: d.rule, policyFiles: files };
@@ -334,7 +336,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
 };
 
 /** Parse and run a program (JSON text); used by `run` and serve's program requests. */
-export async function runProgramText(engine: Engine, raw: string, ctx: CallContext) {
+export async function runProgramText(engine: ProgramPorts & SerialPort, raw: string, ctx: CallContext) {
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -378,13 +380,13 @@ export function programFailure(run: ProgramRun): DeckhandError | null {
  * them). Refusals before any step runs (shape, capabilities, grant, pause)
  * throw.
  */
-export async function runProgramOutcome(engine: Engine, json: unknown, ctx: CallContext): Promise<{ receipt: ProgramReceipt; failure: DeckhandError | null }> {
+export async function runProgramOutcome(engine: ProgramPorts & SerialPort, json: unknown, ctx: CallContext): Promise<{ receipt: ProgramReceipt; failure: DeckhandError | null }> {
   const program = parseProgram(json);
   const secrets = secretsOf(program.steps.map(stepSecret));
   try {
     engine.safety.checkPaused("run");
     const { hello } = await engine.helper();
-    const runnable = validateProgram(engine, hello, program, "run");
+    const runnable = validateProgram(engine.safety, hello, program, "run");
     const target = await resolveTarget(engine, program.app);
     const run = await engine.serialized(target.key, () => runProgram(engine, runnable, { command: "run", cancel: ctx.cancel, app: target.app }));
     const { receipt } = run;
@@ -397,10 +399,10 @@ export async function runProgramOutcome(engine: Engine, json: unknown, ctx: Call
   }
 }
 
-/** A program's receipt; a failed step throws its `run` error, unless opts.receiptOnFailure (the adapters map the receipt themselves). */
-export async function runProgramValue(engine: Engine, json: unknown, ctx: CallContext, opts: { receiptOnFailure?: boolean } = {}): Promise<ProgramReceipt> {
+/** A program's receipt; a failed step throws its `run` error (runProgramOutcome gives both: the adapters map the receipt themselves). */
+export async function runProgramValue(engine: ProgramPorts & SerialPort, json: unknown, ctx: CallContext): Promise<ProgramReceipt> {
   const { receipt, failure } = await runProgramOutcome(engine, json, ctx);
-  if (failure && !opts.receiptOnFailure) throw failure;
+  if (failure) throw failure;
   return receipt;
 }
 
@@ -409,7 +411,7 @@ export async function runProgramValue(engine: Engine, json: unknown, ctx: CallCo
  * it (a name and pid:N are one target). An unresolvable selector serialises
  * on itself; the executor reports the resolution error at its own stage.
  */
-async function resolveTarget(engine: Engine, selector: string): Promise<{ key: string; app?: ResolvedApp }> {
+async function resolveTarget(engine: HelperPort & AppCache, selector: string): Promise<{ key: string; app?: ResolvedApp }> {
   try {
     const app = await resolveApp(engine, selector);
     return { key: `pid:${app.pid}`, app };

@@ -4,7 +4,7 @@ import { stateDir } from "../session/state-dir.ts";
 import { startDesktop, stopRecorded, type DesktopRecord } from "./desktop.ts";
 import { isAlive } from "./processes.ts";
 import { runInDesktop } from "./run.ts";
-import { isAgentMode, operatorOnlyError } from "../cli/agent-mode.ts";
+import { isAgentMode, operatorOnlyError } from "../protocol/caller.ts";
 
 const USAGE = `usage: deckhand desktop run [--size WxH] -- COMMAND [ARGS...]
        deckhand desktop start [--size WxH] [--json]

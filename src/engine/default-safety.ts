@@ -10,14 +10,14 @@ import { DeckhandError } from "../protocol/errors.ts";
 import { decideApp, type AppDecision } from "../policy/decide.ts";
 import { foregroundGranted } from "../policy/foreground.ts";
 import { identityFromWireApp, type AppIdentity } from "../policy/identity.ts";
-import { loadPolicy, pauseOnUserInput, type Policy } from "../policy/load.ts";
+import { describePolicy, loadPolicy, pauseOnUserInput, type Policy } from "../policy/load.ts";
 import { assertNotSecureTarget } from "../policy/secure.ts";
 import { decideStep, type Control, type StepFacts } from "../policy/sensitive.ts";
 import { assertUrlAllowed, blockedUrlGlobs, isBrowser } from "../policy/urls.ts";
 import type { Step } from "../protocol/program.ts";
 import type { Element, SnapshotApp } from "../session/snapshot.ts";
 import type { OperatorOptions } from "./engine.ts";
-import { auditAppId, type AuditEntry, type Safety } from "./safety.ts";
+import { auditAppId, POLICY_CONFIRM_FACTS, type AuditEntry, type Safety } from "./safety.ts";
 
 export interface SessionOptions {
   /** A serve/MCP session started with --allow-foreground: fixed for its lifetime. */
@@ -86,6 +86,8 @@ export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, 
 
   return {
     policy,
+    confirmFacts: POLICY_CONFIRM_FACTS,
+    policyFiles: () => describePolicy(policy),
     checkPaused(command: string) {
       if (MUTATING_COMMANDS.has(command as CommandName) || command === "run") assertNotPaused(env);
     },

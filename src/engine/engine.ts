@@ -1,16 +1,17 @@
 // The engine: one per process (a CLI invocation, a serve session or an MCP
 // server). It owns the helper supervisor, the snapshot store and the safety
-// seam, and resolves apps, windows and snapshots for the commands.
+// seam, and implements the ports (src/engine/ports.ts) that the engine's and
+// the program's functions take: each of them names the parts it uses.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { DeckhandError } from "../protocol/errors.ts";
 import { discoverHelper, type HelperLocation } from "../helpers/discovery.ts";
 import { Supervisor } from "../helpers/supervisor.ts";
 import { SnapshotStore } from "../session/store.ts";
 import { stateDir } from "../session/state-dir.ts";
 import type { Safety } from "./safety.ts";
 import { pause as pauseFlag } from "../audit/pause.ts";
-import type { CapabilityKey, Hello } from "../wire/messages.ts";
-import type { ScreenshotOptions } from "./observe.ts";
+import type { Hello } from "../wire/messages.ts";
+import type { CancelScope, EnvPort, HelperPort, HelperSession, PermissionsPort, SafetyPort, ScreenshotOptions, ScreenshotScope, SerialPort, StorePort } from "./ports.ts";
+import type { AppCache, ResolvedApp } from "./resolve.ts";
 
 export interface OperatorOptions {
   /** --helper PATH */
@@ -22,20 +23,20 @@ export interface OperatorOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export class Engine {
+export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, SafetyPort, EnvPort, PermissionsPort, ScreenshotScope, AppCache {
   readonly env: NodeJS.ProcessEnv;
   readonly store: SnapshotStore;
   readonly sessionId: string;
   private supervisor: Supervisor | null = null;
   private location: HelperLocation | null = null;
-  /** Resolved app selectors of this session (see resolveApp). */
   /**
    * Gating permission checks the helper reported as `unknown` (neither
    * granted nor denied) at this process's permission gate: a request that
    * then fails with PERMISSION_DENIED is PERMISSION_UNVERIFIED instead.
    */
   permissionsUnknown: string[] = [];
-  readonly appCache = new Map<string, { app: import("./resolve.ts").ResolvedApp; at: number }>();
+  /** Resolved app selectors of this session (see resolveApp). */
+  readonly appCache = new Map<string, { app: ResolvedApp; at: number }>();
   /** Serialises mutations per target app (serve pipelines requests). */
   private locks = new Map<string, Promise<unknown>>();
   /**
@@ -60,7 +61,7 @@ export class Engine {
   }
 
   /** Stage "helper resolution": find and start the helper, once. */
-  async helper(): Promise<{ supervisor: Supervisor; hello: Hello }> {
+  async helper(): Promise<HelperSession> {
     if (!this.supervisor) {
       this.location = discoverHelper({ flag: this.operator.helperPath, env: this.env });
       this.supervisor = new Supervisor({ path: this.location.path, env: this.env, ambientSignal: () => this.cancelScope.getStore() });
@@ -96,16 +97,6 @@ export class Engine {
 
   get currentSupervisor(): Supervisor | null {
     return this.supervisor;
-  }
-
-  /** Stage "action support": refuse before dispatch what the helper lacks. */
-  requireCapability(hello: Hello, key: CapabilityKey, what: string): void {
-    const cap = hello.capabilities[key];
-    if (!cap?.supported) {
-      throw new DeckhandError("ACTION_UNSUPPORTED", `${what} is not supported by helper ${hello.helper.name} ${hello.helper.version}`, {
-        details: { capability: key, helper: hello.helper.name },
-      });
-    }
   }
 
   private eventListeners: ((e: { event: string; data: Record<string, unknown> }) => void)[] = [];

@@ -1,7 +1,7 @@
 // Observation: one window's tree and screenshot become an immutable, durable snapshot.
 import { rmSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
-import { checkBrowserUrl, pageUrl } from "../program/live-checks.ts";
+import { checkBrowserUrl, pageUrl } from "./page-url.ts";
 import {
   applySecureMemory,
   buildTree,
@@ -16,11 +16,11 @@ import {
   type Snapshot,
   type SnapshotApp,
 } from "../session/snapshot.ts";
-import { DEFAULT_SNAPSHOT_TTL_MS } from "../session/store.ts";
+import { DEFAULT_SNAPSHOT_TTL_MS, type SnapshotStore } from "../session/store.ts";
 import type { Rect, WireNode, WireWindow } from "../wire/messages.ts";
-import type { Engine } from "./engine.ts";
+import { requireCapability, type EnvPort, type HelperPort, type ImageSize, type SafetyPort, type ScreenshotOptions, type ScreenshotScope, type StorePort } from "./ports.ts";
 import type { ResolvedApp } from "./resolve.ts";
-import { auditAppId } from "./safety.ts";
+import { auditAppId, type Safety } from "./safety.ts";
 import { noTreeWarning, type ObservationWarning } from "./tree-advice.ts";
 
 export interface ScreenshotOutcome {
@@ -28,49 +28,18 @@ export interface ScreenshotOutcome {
   screenshotError?: { code: string; message: string };
 }
 
-export interface ImageSize {
-  width: number;
-  height: number;
-}
-
-/**
- * A width chosen for what is captured (the vendor adapters' and MCP's image
- * caps), and a check of the PNG the helper wrote.
- */
-export interface WidthPlan {
-  /** max_width for a capture of `area` (screen pixels; null when not known before the capture: a first whole-screen shot). */
-  widthFor(area: ImageSize | null): number;
-  /** Does a PNG of this size do? If not it is taken once more, its width chosen for the area the first one showed. */
-  fits(size: ImageSize): boolean;
-}
-
-/**
- * How the helper crops and scales a screenshot (capability screenshot.scale).
- * The PNG it writes is what the result describes: its width, height, origin
- * and scale (image pixel i shows screen point origin + i / scale).
- */
-export interface ScreenshotOptions {
-  /** Crop to this screen rectangle, clipped to the window (the op's `region`). */
-  region?: Rect;
-  /** Scale down (never up, aspect kept) to at most this many pixels wide (the op's `max_width`), or a plan that picks it. */
-  maxWidth?: number | WidthPlan;
-  /**
-   * A helper without screenshot.scale then captures at its own size (the
-   * caller checks what it got: MCP attaches only an image inside its caps);
-   * otherwise the screenshot fails ACTION_UNSUPPORTED.
-   */
-  ifSupported?: boolean;
-}
+/** What an observation uses of the engine. */
+export type Observer = HelperPort & StorePort & SafetyPort & ScreenshotScope & EnvPort;
 
 /** The helper's least max_width (wire/messages.ts). */
 const MIN_MAX_WIDTH = 16;
-/** Areas captured lately, per window id (0: the screen): a plan's width for the next capture of it. */
-const knownAreas = new WeakMap<Engine, Map<number, ImageSize>>();
+/** Areas captured lately, per store (one per engine) and window id (0: the screen): a plan's width for the next capture of it. */
+const knownAreas = new WeakMap<SnapshotStore, Map<number, ImageSize>>();
 const KNOWN_AREAS = 64;
 
-function rememberArea(engine: Engine, windowId: number, area: ImageSize): void {
-  let m = knownAreas.get(engine);
-  if (!m) knownAreas.set(engine, (m = new Map()));
+function rememberArea(store: SnapshotStore, windowId: number, area: ImageSize): void {
+  let m = knownAreas.get(store);
+  if (!m) knownAreas.set(store, (m = new Map()));
   m.delete(windowId);
   m.set(windowId, area);
   if (m.size > KNOWN_AREAS) m.delete(m.keys().next().value!);
@@ -98,7 +67,7 @@ function toInfo(result: { path: string; width: number; height: number; scale: nu
  * window's size when the caller knows it (a plan's width is chosen for it).
  */
 export async function captureWindow(
-  engine: Engine,
+  engine: HelperPort & StorePort & ScreenshotScope,
   windowId: number,
   name: string,
   redact: Rect[] = [],
@@ -132,7 +101,7 @@ export async function captureWindow(
   let written = false;
   try {
     if (!plan) return { screenshot: toInfo(await take(options?.maxWidth as number | undefined)) };
-    let sizedFor = region ? { width: region.width, height: region.height } : (area ?? knownAreas.get(engine)?.get(windowId) ?? null);
+    let sizedFor = region ? { width: region.width, height: region.height } : (area ?? knownAreas.get(engine.store)?.get(windowId) ?? null);
     let result = await take(plan.widthFor(sizedFor));
     written = true;
     if (!plan.fits(result)) {
@@ -145,7 +114,7 @@ export async function captureWindow(
       }
     }
     // The next capture of this window asks for the width that fitted straight away.
-    if (!region) rememberArea(engine, windowId, sizedFor ?? areaShown(result));
+    if (!region) rememberArea(engine.store, windowId, sizedFor ?? areaShown(result));
     return { screenshot: toInfo(result) };
   } catch (err) {
     // A first image that was to be taken again is not kept.
@@ -162,33 +131,33 @@ export async function captureWindow(
  * on a blocked page (or whose URL cannot be read while URLs are blocked) is
  * BLOCKED_URL before anything of it is captured. The refusal is audited.
  */
-export async function checkPageObservable(engine: Engine, app: ResolvedApp, windowId: number, command: string): Promise<void> {
+export async function checkPageObservable(engine: HelperPort & SafetyPort, app: ResolvedApp, windowId: number, command: string): Promise<void> {
   try {
     await checkBrowserUrl(engine, app, windowId);
   } catch (err) {
-    if (err instanceof DeckhandError && err.code === "BLOCKED_URL") auditBlockedPage(engine, app, windowId, command, err);
+    if (err instanceof DeckhandError && err.code === "BLOCKED_URL") auditBlockedPage(engine.safety, app, windowId, command, err);
     throw err;
   }
 }
 
-function auditBlockedPage(engine: Engine, app: ResolvedApp, windowId: number, command: string, err: DeckhandError): void {
+function auditBlockedPage(safety: Safety, app: ResolvedApp, windowId: number, command: string, err: DeckhandError): void {
   const source = typeof err.details.source === "string" ? err.details.source : undefined;
   const rule = typeof err.details.rule === "string" ? err.details.rule : "blocked_urls:url_unreadable";
   try {
-    engine.safety.audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId, decision: "deny", decisionSource: source, rule, outcome: "BLOCKED_URL", delivery: "not_dispatched" });
+    safety.audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId, decision: "deny", decisionSource: source, rule, outcome: "BLOCKED_URL", delivery: "not_dispatched" });
   } catch (auditErr) {
     process.stderr.write(`deckhand: audit write failed: ${(auditErr as Error).message}\n`);
   }
 }
 
 export async function observe(
-  engine: Engine,
+  engine: Observer,
   app: ResolvedApp,
   window: WireWindow,
   opts: { noScreenshot?: boolean; maxNodes?: number; /** For the audit of a refusal (default get-app-state). */ command?: string },
 ): Promise<Snapshot> {
   const { supervisor, hello } = await engine.helper();
-  engine.requireCapability(hello, "get_tree", "reading an accessibility tree");
+  requireCapability(hello, "get_tree", "reading an accessibility tree");
   const command = opts.command ?? "get-app-state";
   await checkPageObservable(engine, app, window.window_id, command);
   const snapshotId = newSnapshotId();
@@ -236,7 +205,7 @@ export async function observe(
       engine.safety.checkUrl!(app, seen);
     } catch (err) {
       if (shot.screenshot) rmSync(shot.screenshot.path, { force: true });
-      if (err instanceof DeckhandError) auditBlockedPage(engine, app, window.window_id, command, err);
+      if (err instanceof DeckhandError) auditBlockedPage(engine.safety, app, window.window_id, command, err);
       throw err;
     }
   }
@@ -273,7 +242,7 @@ export async function observe(
  * helper no longer reports as secure, to black out with the rest. Reads the
  * window's tree only when the store remembers something there.
  */
-export async function rememberedSecureRects(engine: Engine, app: ResolvedApp, windowId: number): Promise<Rect[]> {
+export async function rememberedSecureRects(engine: HelperPort & StorePort, app: ResolvedApp, windowId: number): Promise<Rect[]> {
   const remembered = engine.store.secureLocators(windowKeyOf(app, windowId));
   if (remembered.length === 0) return [];
   const { supervisor } = await engine.helper();

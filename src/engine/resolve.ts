@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { SnapshotApp } from "../session/snapshot.ts";
 import type { WireApp, WireWindow } from "../wire/messages.ts";
-import type { Engine } from "./engine.ts";
+import type { HelperPort } from "./ports.ts";
 import { hostProcessFacts } from "../platform/index.ts";
 
 export interface ResolvedApp extends SnapshotApp {
@@ -99,7 +99,12 @@ export function matchApp(selector: string, apps: WireApp[]): WireApp {
  */
 const NAME_TTL_MS = 2000;
 
-export async function resolveApp(engine: Engine, selector: string): Promise<ResolvedApp> {
+/** Resolved app selectors of a session (the engine's), with when each was resolved. */
+export interface AppCache {
+  readonly appCache: Map<string, { app: ResolvedApp; at: number }>;
+}
+
+export async function resolveApp(engine: HelperPort & AppCache, selector: string): Promise<ResolvedApp> {
   // The cache is checked against the host's live start witness (src/platform):
   // where the host gives none, every resolution asks the helper.
   const host = hostProcessFacts();
@@ -120,14 +125,14 @@ export async function resolveApp(engine: Engine, selector: string): Promise<Reso
 }
 
 /** Windows of one app, front-most first; windowIndex indexes this list. */
-export async function appWindows(engine: Engine, pid: number): Promise<WireWindow[]> {
+export async function appWindows(engine: HelperPort, pid: number): Promise<WireWindow[]> {
   const { supervisor } = await engine.helper();
   const { result } = await supervisor.request("list_windows", { pid });
   return result.windows.filter((w) => w.pid === pid).sort((a, b) => b.z_index - a.z_index);
 }
 
 export async function resolveWindow(
-  engine: Engine,
+  engine: HelperPort,
   app: ResolvedApp,
   sel: { windowId?: number; windowIndex?: number },
 ): Promise<{ window: WireWindow; windows: WireWindow[] }> {

@@ -1,9 +1,43 @@
 // The seam between the engine and the safety rules (src/policy, src/confirm,
 // src/audit). The engine asks; these answer. Nothing here talks to a helper.
+// Above the engine (src/program, src/commands, the front ends) nothing
+// imports src/policy: every policy decision, and every rule of it the
+// executor needs, is reached through this interface (the dependency rules
+// in .dependency-cruiser.cjs check it; docs/layers.md).
 import { basename } from "node:path";
 import type { Step } from "../protocol/program.ts";
 import type { Element, SnapshotApp, SnapshotWindow } from "../session/snapshot.ts";
-import type { StepFacts } from "../policy/sensitive.ts";
+import { controlSensitivity, isTextLike, sensitiveDefault, stepActivatesElement, stepNeedsFocus, type Control, type PointerFact, type Scene, type StepFacts } from "../policy/sensitive.ts";
+
+/** What the confirm decision reads (src/policy/sensitive.ts), for the executor that gathers it (src/program/activation.ts). */
+export type { Control, PointerFact, Scene, StepFacts };
+
+/**
+ * Which live facts the confirm decision can use for a step, so that the
+ * executor reads only those (src/program/activation.ts): the policy's rules
+ * of sensitive controls and activating keys.
+ */
+export interface ConfirmFacts {
+  /** Whether a keyboard step needs to know where focus is (an activating key or a mnemonic). */
+  stepNeedsFocus(step: Step): boolean;
+  /** Whether the step activates its element (a click, a secondary action, an activating key). */
+  stepActivatesElement(step: Step): boolean;
+  /** Text fields, whose activation presses the window's default button. */
+  isTextLike(control: Control): boolean;
+  /** The window's sensitive default button, or null. */
+  sensitiveDefault(scene: Scene | null | undefined): Control | null;
+  /** Why a control's name makes pressing it sensitive, or null. */
+  controlSensitivity(name: string | null | undefined): string | null;
+}
+
+/** The policy's rules (src/policy/sensitive.ts) as the seam hands them out. */
+export const POLICY_CONFIRM_FACTS: ConfirmFacts = Object.freeze({ stepNeedsFocus, stepActivatesElement, isTextLike, sensitiveDefault, controlSensitivity });
+
+/** The policy files in force, for policy-check's report. */
+export interface PolicyFiles {
+  admin: { file: string; broken: string | null } | null;
+  user: { file: string } | null;
+}
 
 export interface AuditEntry {
   event?: "decision" | "action" | "pause" | "resume";
@@ -43,8 +77,10 @@ export interface Safety {
   hasBlockedUrls?(): boolean;
   checkUrl?(app: SnapshotApp, url: string | null): void;
   pauseOnUserInput?(): boolean;
-  /** The loaded policy (for policy-check's report); absent in unit-test safeties. */
-  readonly policy?: import("../policy/load.ts").Policy;
+  /** Which live facts the confirm decision can use (src/program/activation.ts reads only those). */
+  readonly confirmFacts: ConfirmFacts;
+  /** The policy files in force (policy-check's report); absent in unit-test safeties. */
+  policyFiles?(): PolicyFiles;
 }
 
 /** Used by unit tests of the engine alone: allows everything, records nothing. */
@@ -56,6 +92,7 @@ export const permissiveSafety = (foreground = false): Safety => ({
   async checkStep() {},
   foregroundGranted: () => foreground,
   audit() {},
+  confirmFacts: POLICY_CONFIRM_FACTS,
 });
 
 /** The app id an audit line carries: desktop id or executable basename, never a path or URL. */

@@ -10,11 +10,11 @@
 // image is discarded and taken again.
 import { rmSync } from "node:fs";
 import { DeckhandError } from "../protocol/errors.ts";
-import { checkBrowserUrl } from "../program/live-checks.ts";
+import { checkBrowserUrl } from "./page-url.ts";
 import type { ScreenshotInfo } from "../session/snapshot.ts";
 import type { Rect, WireApp, WireWindow } from "../wire/messages.ts";
-import type { Engine } from "./engine.ts";
-import { captureWindow, type ScreenshotOptions } from "./observe.ts";
+import { requireCapability, type HelperPort, type SafetyPort, type ScreenshotOptions, type ScreenshotScope, type StorePort } from "./ports.ts";
+import { captureWindow } from "./observe.ts";
 import { toApp } from "./resolve.ts";
 
 /** Why regions of a whole-screen screenshot were blacked out, by count. */
@@ -67,7 +67,7 @@ class ScreenPlanner {
   private verdicts = new Map<string, Verdict>();
   private apps: Map<number, WireApp> | null = null;
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: HelperPort & SafetyPort) {}
 
   async plan(): Promise<Plan> {
     const { supervisor } = await this.engine.helper();
@@ -135,12 +135,12 @@ class ScreenPlanner {
  * result describes the PNG written.
  */
 export async function captureScreen(
-  engine: Engine,
+  engine: HelperPort & StorePort & SafetyPort & ScreenshotScope,
   name: string,
   options: ScreenshotOptions | undefined = engine.screenshotOptions,
 ): Promise<{ screenshot: ScreenshotInfo; redacted: Redactions }> {
   const { hello } = await engine.helper();
-  engine.requireCapability(hello, "list_windows", "a whole-screen screenshot (the windows to black out must be listed)");
+  requireCapability(hello, "list_windows", "a whole-screen screenshot (the windows to black out must be listed)");
   const planner = new ScreenPlanner(engine);
   let plan = await planner.plan();
   for (let attempt = 1; ; attempt++) {

@@ -3,7 +3,7 @@
 // Windows). Exit 0 when every check passes (skips allowed), 1 when one fails,
 // 2 for a usage error. Operator-only: it runs the program it is given.
 // The checks themselves are in ./check/; docs/helper-check.md lists them.
-import { isAgentMode, operatorOnlyError } from "../cli/agent-mode.ts";
+import { isAgentMode, operatorOnlyError } from "../protocol/caller.ts";
 import { discoverHelper } from "./discovery.ts";
 import { renderTable, type CheckReport } from "./check/report.ts";
 import { runHelperCheck } from "./check/run.ts";

@@ -3,13 +3,14 @@
 // the window of the element acted on (its default button), where keyboard
 // focus is, and what is under the pointer where a button goes down or up.
 // Read only when the step could activate something through them, so most
-// steps cost no extra request.
-import type { Engine } from "../engine/engine.ts";
+// steps cost no extra request: which facts the decision can use, the safety
+// seam says (Safety.confirmFacts).
+import type { HelperPort, SafetyPort } from "../engine/ports.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
+import type { Control, PointerFact, Scene, StepFacts } from "../engine/safety.ts";
 import type { Step } from "../protocol/program.ts";
 import type { Element, Snapshot } from "../session/snapshot.ts";
 import type { InputStep, WireNode } from "../wire/messages.ts";
-import { controlSensitivity, isTextLike, sensitiveDefault, stepActivatesElement, stepNeedsFocus, type Control, type PointerFact, type Scene, type StepFacts } from "../policy/sensitive.ts";
 import { focusedNode } from "./live-checks.ts";
 import type { Plan } from "./plan.ts";
 
@@ -23,14 +24,14 @@ function controlOfElement(e: Element): Control {
   return { role: e.role, name: e.title, states: e.focused ? ["focused"] : [], actions: e.actions, index: e.index };
 }
 
-async function windowNodes(engine: Engine, app: ResolvedApp, windowId: number): Promise<WireNode[]> {
+async function windowNodes(engine: HelperPort, app: ResolvedApp, windowId: number): Promise<WireNode[]> {
   const { supervisor } = await engine.helper();
   const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, ...TREE_LIMITS });
   return result.nodes;
 }
 
 /** A window read live: every node with its states (the default button's included). */
-export async function liveScene(engine: Engine, app: ResolvedApp, windowId: number): Promise<Scene> {
+export async function liveScene(engine: HelperPort, app: ResolvedApp, windowId: number): Promise<Scene> {
   // An app without a tree has no controls to read: nothing is asked of it,
   // and the decision rests on the policy's app and title rules alone
   // (docs/security.md, "Apps without an accessibility tree").
@@ -61,18 +62,19 @@ export interface ActivationContext {
  * (nothing is sent), except the element's window, where the snapshot's
  * elements stand in (every sensitive button counted as the default).
  */
-export async function activationFacts(engine: Engine, ctx: ActivationContext): Promise<StepFacts> {
+export async function activationFacts(engine: HelperPort & SafetyPort, ctx: ActivationContext): Promise<StepFacts> {
   const { app, step, plan, element, snapshot, windowId } = ctx;
+  const rules = engine.safety.confirmFacts;
   const facts: StepFacts = {};
   // The action a secondary step runs, by the platform's name: the decision reads its words too.
   if (plan.kind === "element" && plan.action === "secondary" && plan.actionName !== undefined) facts.nativeAction = plan.actionName;
   if (element) {
     const el = controlOfElement(element);
-    const wantsScene = (step.action === "press-key" && stepNeedsFocus(step)) || ((step.action === "click" || step.action === "perform-secondary-action") && stepActivatesElement(step) && isTextLike(el));
+    const wantsScene = (step.action === "press-key" && rules.stepNeedsFocus(step)) || ((step.action === "click" || step.action === "perform-secondary-action") && rules.stepActivatesElement(step) && rules.isTextLike(el));
     if (wantsScene) facts.elementScene = await elementScene(engine, ctx);
     return facts;
   }
-  if (stepNeedsFocus(step)) Object.assign(facts, await focusFacts(engine, app, windowId, snapshot));
+  if (rules.stepNeedsFocus(step)) Object.assign(facts, await focusFacts(engine, app, windowId, snapshot));
   if (plan.kind === "input" && plan.pointer) {
     const pointer: PointerFact[] = [];
     for (const p of pointerPoints(plan.steps)) {
@@ -85,11 +87,12 @@ export async function activationFacts(engine: Engine, ctx: ActivationContext): P
 }
 
 /** The element's window: from the snapshot when it has no sensitive button at all, else read live for the default state. */
-async function elementScene(engine: Engine, ctx: ActivationContext): Promise<Scene | null> {
+async function elementScene(engine: HelperPort & SafetyPort, ctx: ActivationContext): Promise<Scene | null> {
   const { app, plan, snapshot, windowId } = ctx;
+  const rules = engine.safety.confirmFacts;
   const hitWindow = plan.kind === "element" ? plan.hitWindow : undefined;
   const fromSnapshot = snapshot && hitWindow === undefined ? snapshotScene(snapshot) : null;
-  if (fromSnapshot && !snapshot!.truncated && sensitiveDefault(fromSnapshot) === null) return fromSnapshot;
+  if (fromSnapshot && !snapshot!.truncated && rules.sensitiveDefault(fromSnapshot) === null) return fromSnapshot;
   const win = hitWindow ?? snapshot?.window.windowId ?? windowId;
   if (win === null || win === undefined) return fromSnapshot;
   try {
@@ -108,7 +111,7 @@ async function elementScene(engine: Engine, ctx: ActivationContext): Promise<Sce
  * judged both ways: the guard may accept that window (a dialog of the
  * target) or activate the target instead.
  */
-async function focusFacts(engine: Engine, app: ResolvedApp, windowId: number | null, snapshot: Snapshot | null): Promise<Pick<StepFacts, "focus" | "focusIfActivated">> {
+async function focusFacts(engine: HelperPort, app: ResolvedApp, windowId: number | null, snapshot: Snapshot | null): Promise<Pick<StepFacts, "focus" | "focusIfActivated">> {
   const f = await focusedNode(engine, app, windowId);
   const target = async () => (windowId !== null ? await liveScene(engine, app, windowId) : snapshot ? snapshotScene(snapshot) : null);
   if (!f.node) return { focus: { source: "live", node: null, scene: await target() } };
@@ -153,23 +156,24 @@ const isPrefix = (p: readonly number[], of: readonly number[]) => p.length < of.
  * the point. Null when the point is not over the app (the pointer guard
  * refuses those) or nothing is there.
  */
-async function controlAt(engine: Engine, app: ResolvedApp, x: number, y: number, windowId: number | null): Promise<Control | null> {
+async function controlAt(engine: HelperPort & SafetyPort, app: ResolvedApp, x: number, y: number, windowId: number | null): Promise<Control | null> {
+  const rules = engine.safety.confirmFacts;
   const { supervisor, hello } = await engine.helper();
   if (hello.capabilities.hit_test?.supported) {
     const { result } = await supervisor.request("hit_test", { x, y });
     if (result.pid !== app.pid) return null;
     const n = result.node;
-    if (n && (controlSensitivity(n.name) || (n.name && n.actions.length))) return controlOfNode(n);
+    if (n && (rules.controlSensitivity(n.name) || (n.name && n.actions.length))) return controlOfNode(n);
     if (result.window_id === null) return n ? controlOfNode(n) : null;
     const nodes = await windowNodes(engine, app, result.window_id);
     const around = n
       ? nodes.filter((a) => a.path.length > 0 && isPrefix(a.path, n.path) && a.actions.length).sort((p, q) => q.path.length - p.path.length)
       : nodes.filter((a) => a.path.length > 0 && a.actions.length && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);
-    const named = around.find((a) => controlSensitivity(a.name)) ?? around[0];
+    const named = around.find((a) => rules.controlSensitivity(a.name)) ?? around[0];
     return named ? controlOfNode(named) : n ? controlOfNode(n) : null;
   }
   if (windowId === null) return null;
   const under = (await windowNodes(engine, app, windowId)).filter((a) => a.path.length > 0 && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);
-  const hit = under.find((a) => controlSensitivity(a.name)) ?? under[0];
+  const hit = under.find((a) => rules.controlSensitivity(a.name)) ?? under[0];
   return hit ? controlOfNode(hit) : null;
 }

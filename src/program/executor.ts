@@ -6,15 +6,16 @@ import type { Program, Step } from "../protocol/program.ts";
 import { isActionCommand } from "../protocol/actions.ts";
 import { isSecureNode, type Element, type Snapshot } from "../session/snapshot.ts";
 import type { Delivery, Receipt, Route, WireLocator, WireNode, WireWindow } from "../wire/messages.ts";
-import type { Engine } from "../engine/engine.ts";
-import { auditAppId } from "../engine/safety.ts";
-import { appStateResult, observe } from "../engine/observe.ts";
-import { resolveApp, resolveWindow, type ResolvedApp } from "../engine/resolve.ts";
+import { requireCapability, type CancelScope, type CancelSignal, type HelperPort, type PermissionsPort, type SafetyPort } from "../engine/ports.ts";
+import { auditAppId, type Safety } from "../engine/safety.ts";
+import { appStateResult, observe, type Observer } from "../engine/observe.ts";
+import { resolveApp, resolveWindow, type AppCache, type ResolvedApp } from "../engine/resolve.ts";
+import { checkBrowserUrl } from "../engine/page-url.ts";
 import { checkCurrent, lookupElement, resolveSnapshot } from "./snapshot-check.ts";
 import { stepUsesElement } from "./compile.ts";
 import { capabilityFor, planStep, type Plan } from "./plan.ts";
 import type { RunnableProgram } from "./validate.ts";
-import { checkBrowserUrl, checkFocusNotSecure } from "./live-checks.ts";
+import { checkFocusNotSecure } from "./live-checks.ts";
 import { activationFacts } from "./activation.ts";
 import { pointerGuard } from "./pointer.ts";
 import { asUnverified } from "../engine/permissions.ts";
@@ -172,12 +173,19 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
 }
 
 /**
+ * What a program's run uses of the engine: the helper, cancellation, the
+ * snapshot store, the safety seam, app resolution, the permission gate's
+ * unknowns, and observation (its screenshot scope and snapshot TTL).
+ */
+export type ProgramPorts = Observer & CancelScope & AppCache & PermissionsPort;
+
+/**
  * Run a validated program (validateProgram: its shape and needs are not
  * checked again). `command`: the command running it, `run` or a single
  * action's (whose errors then name the command, never "step 0").
  */
 export async function runProgram(
-  engine: Engine,
+  engine: ProgramPorts,
   program: RunnableProgram,
   opts: { command: string; cancel?: CancelToken; /** Already resolved by the caller (to pick its lock): not listed again. */ app?: ResolvedApp },
 ): Promise<ProgramRun> {
@@ -232,7 +240,7 @@ export async function runProgram(
         element = lookupElement(snapshot!, elementIndex);
       }
       const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined);
-      for (const cap of capabilityFor(plan)) engine.requireCapability(hello, cap as never, `${step.action} (${cap})`);
+      for (const cap of capabilityFor(plan)) requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
       const facts = await activationFacts(engine, { app, step, plan, element: planElement, snapshot, windowId });
@@ -305,7 +313,7 @@ export const SETTLE_MAX_MS = 500;
  * gets no wait (reported as waitedMs 0, settled false); a failing wait does
  * not fail the program: the observation is taken anyway.
  */
-export async function settle(engine: Engine, app: ResolvedApp): Promise<SettleReport> {
+export async function settle(engine: HelperPort, app: ResolvedApp): Promise<SettleReport> {
   const { supervisor, hello } = await engine.helper();
   if (!hello.capabilities.settle?.supported) return { waitedMs: 0, events: 0, settled: false };
   try {
@@ -317,7 +325,7 @@ export async function settle(engine: Engine, app: ResolvedApp): Promise<SettleRe
   }
 }
 
-async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
+async function resolveWindowFor(engine: HelperPort, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
   try {
     const r = await resolveWindow(engine, app, { windowId: program.windowId, windowIndex: program.windowIndex });
     return r;
@@ -330,7 +338,7 @@ async function resolveWindowFor(engine: Engine, app: ResolvedApp, program: Progr
   }
 }
 
-async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+async function dispatch(engine: HelperPort & CancelSignal & SafetyPort, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
   const base = { index, action: step.action, elementIndex } as const;
   if (plan.kind === "wait") {
     await cancellableSleep(plan.ms, engine.cancelSignal, `wait step ${index}`);
@@ -367,7 +375,7 @@ async function dispatch(engine: Engine, plan: Plan, step: Step, index: number, e
 
 type StepBase = Pick<StepReceipt, "index" | "action" | "elementIndex">;
 
-async function elementAction(engine: Engine, plan: Extract<Plan, { kind: "element" }>, base: StepBase, app: ResolvedApp, windowId: number, keys?: KeyboardState): Promise<StepReceipt> {
+async function elementAction(engine: HelperPort & SafetyPort, plan: Extract<Plan, { kind: "element" }>, base: StepBase, app: ResolvedApp, windowId: number, keys?: KeyboardState): Promise<StepReceipt> {
   const { supervisor } = await engine.helper();
   const hitWindow = plan.hitWindow;
   const reply = await supervisor.request("element_action", {
@@ -382,7 +390,7 @@ async function elementAction(engine: Engine, plan: Extract<Plan, { kind: "elemen
   });
   let receipt = reply.receipt!;
   if (plan.then) {
-    const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true, focus: focusGuard(engine, app, hitWindow ?? windowId, keys!) });
+    const more = await supervisor.request("input", { steps: plan.then, restore_pointer: true, focus: focusGuard(engine.safety, app, hitWindow ?? windowId, keys!) });
     receipt = { ...more.receipt!, delivery: more.receipt!.delivery === "submitted" ? "submitted" : "partial" };
   }
   return {
@@ -423,9 +431,9 @@ function fallbackReason(err: unknown): string | null {
  * focus), and read the value back from the focused element. Runs only under
  * the operator's foreground grant.
  */
-async function setValueByTyping(engine: Engine, el: Element, text: string, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState, why: string): Promise<StepReceipt> {
+async function setValueByTyping(engine: HelperPort & CancelSignal & SafetyPort, el: Element, text: string, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState, why: string): Promise<StepReceipt> {
   const { supervisor, hello } = await engine.helper();
-  for (const cap of ["action.focus", "focused_element", "input.keyboard", "input.focus_guard"] as const) engine.requireCapability(hello, cap, `set-value by typing (${cap})`);
+  for (const cap of ["action.focus", "focused_element", "input.keyboard", "input.focus_guard"] as const) requireCapability(hello, cap, `set-value by typing (${cap})`);
   const notSent = { delivery: "not_dispatched" as const, fallback: "focus+select-all+type", fallbackFrom: why };
   await supervisor.request("element_action", { pid: app.pid, window_id: windowId, locator: toLocator(el), action: "focus", text: null, start: null, end: null, action_name: null });
   // The keys go where focus is: it must be this element, and not secure.
@@ -445,7 +453,7 @@ async function setValueByTyping(engine: Engine, el: Element, text: string, base:
       { kind: "type", text },
     ],
     restore_pointer: false,
-    focus: focusGuard(engine, app, windowId, keys),
+    focus: focusGuard(engine.safety, app, windowId, keys),
   });
   const receipt = reply.receipt!;
   // The field shows typed text once the app has processed the keys: poll the read-back (bounded).
@@ -477,7 +485,7 @@ const FALLBACK_POLL_MS = 800;
 const FALLBACK_POLL_STEP_MS = 40;
 
 /** focused_element until `done` holds or FALLBACK_POLL_MS pass; the last answer. */
-async function pollFocused(engine: Engine, app: ResolvedApp, done: (n: WireNode | null) => boolean): Promise<WireNode | null> {
+async function pollFocused(engine: HelperPort & CancelSignal, app: ResolvedApp, done: (n: WireNode | null) => boolean): Promise<WireNode | null> {
   const { supervisor } = await engine.helper();
   const until = Date.now() + FALLBACK_POLL_MS;
   for (;;) {
@@ -487,7 +495,7 @@ async function pollFocused(engine: Engine, app: ResolvedApp, done: (n: WireNode 
   }
 }
 
-async function inputAction(engine: Engine, plan: Exclude<Plan, { kind: "element" } | { kind: "wait" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+async function inputAction(engine: HelperPort & SafetyPort, plan: Exclude<Plan, { kind: "element" } | { kind: "wait" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
   const { supervisor } = await engine.helper();
   if (plan.pointer && !plan.guard) {
     throw new DeckhandError("INTERNAL", "pointer input was planned without its pointer guard", { details: { delivery: "not_dispatched" } });
@@ -495,7 +503,7 @@ async function inputAction(engine: Engine, plan: Exclude<Plan, { kind: "element"
   const reply = await supervisor.request("input", {
     steps: plan.steps,
     restore_pointer: plan.pointer && !plan.keepPointer,
-    ...(plan.keyboard ? { focus: focusGuard(engine, app, windowId, keys) } : {}),
+    ...(plan.keyboard ? { focus: focusGuard(engine.safety, app, windowId, keys) } : {}),
     // Every pointer event inside the target's allowed windows, or the helper sends nothing more.
     ...(plan.pointer && plan.guard ? { pointer_guard: pointerGuard(plan.guard) } : {}),
   });
@@ -527,11 +535,11 @@ interface KeyboardState {
  * moves away later in the program (a popup, another app taking over) stops
  * the program instead of being taken back.
  */
-function focusGuard(engine: Engine, app: ResolvedApp, windowId: number, keys: KeyboardState): { window_id: number; pid: number; activate: boolean } {
+function focusGuard(safety: Safety, app: ResolvedApp, windowId: number, keys: KeyboardState): { window_id: number; pid: number; activate: boolean } {
   if (!windowId) {
     throw new DeckhandError("WINDOW_NOT_FOUND", "keyboard input needs a target window, and none was resolved", { details: { delivery: "not_dispatched" } });
   }
-  const activate = engine.safety.foregroundGranted() && !keys.activationAsked;
+  const activate = safety.foregroundGranted() && !keys.activationAsked;
   keys.activationAsked = true;
   return { window_id: windowId, pid: app.pid, activate };
 }

@@ -1,13 +1,14 @@
-// Live checks made just before dispatch: what has focus, which page a
-// browser shows. Both read the accessibility tree at that moment.
+// Live checks made just before dispatch: what has focus, read from the
+// accessibility tree at that moment. (Which page a browser shows:
+// src/engine/page-url.ts.)
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Step } from "../protocol/program.ts";
-import type { Engine } from "../engine/engine.ts";
+import type { HelperPort, StorePort } from "../engine/ports.ts";
 import { appWindows, type ResolvedApp } from "../engine/resolve.ts";
 import { parseChord } from "../protocol/keys.ts";
 import { isSecureNode, rememberedSecure, windowKeyOf } from "../session/snapshot.ts";
+import type { SnapshotStore } from "../session/store.ts";
 import type { WireNode } from "../wire/messages.ts";
-import type { Role } from "../wire/vocabulary.ts";
 
 /** Chords that paste the clipboard into the focused control. */
 const PASTE_CHORDS: readonly (readonly string[])[] = [
@@ -39,7 +40,7 @@ export interface FocusedNode {
  * read as well. Without the op (older helpers): the trees of the target
  * window and the app's other windows.
  */
-export async function focusedNode(engine: Engine, app: ResolvedApp, windowId: number | null): Promise<FocusedNode> {
+export async function focusedNode(engine: HelperPort, app: ResolvedApp, windowId: number | null): Promise<FocusedNode> {
   const { supervisor, hello } = await engine.helper();
   if (hello.capabilities.focused_element?.supported) {
     const { result } = await supervisor.request("focused_element", { pid: app.pid });
@@ -56,7 +57,7 @@ export async function focusedNode(engine: Engine, app: ResolvedApp, windowId: nu
   return await focusedInTrees(engine, app, ids);
 }
 
-async function focusedInTrees(engine: Engine, app: ResolvedApp, ids: number[]): Promise<FocusedNode> {
+async function focusedInTrees(engine: HelperPort, app: ResolvedApp, ids: number[]): Promise<FocusedNode> {
   const { supervisor } = await engine.helper();
   for (const id of ids) {
     const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: id, max_depth: 64, max_children: 1000, max_nodes: 5000 });
@@ -67,10 +68,10 @@ async function focusedInTrees(engine: Engine, app: ResolvedApp, ids: number[]): 
 }
 
 /** Whether a focused node is a secure field: the helper's flag, the secure role or state, or a field seen secure earlier in its window. */
-export function focusedIsSecure(engine: Engine, app: ResolvedApp, f: FocusedNode): boolean {
+export function focusedIsSecure(store: SnapshotStore, app: ResolvedApp, f: FocusedNode): boolean {
   if (!f.node) return false;
   if (isSecureNode(f.node)) return true;
-  return f.windowId !== null && rememberedSecure(f.node, engine.store.secureLocators(windowKeyOf(app, f.windowId)));
+  return f.windowId !== null && rememberedSecure(f.node, store.secureLocators(windowKeyOf(app, f.windowId)));
 }
 
 /**
@@ -80,10 +81,10 @@ export function focusedIsSecure(engine: Engine, app: ResolvedApp, f: FocusedNode
  * type or paste into one, even by way of the keyboard. Read live, because
  * focus moves.
  */
-export async function checkFocusNotSecure(engine: Engine, app: ResolvedApp, windowId: number | null, step: Step, opts: { paste?: boolean } = {}): Promise<void> {
+export async function checkFocusNotSecure(engine: HelperPort & StorePort, app: ResolvedApp, windowId: number | null, step: Step, opts: { paste?: boolean } = {}): Promise<void> {
   const paste = opts.paste === true || (step.action === "hotkey" && isPasteChord(step.keys)) || (step.action === "press-key" && isPasteChord(parseChord(step.key, { field: "key" })));
   const focused = await focusedNode(engine, app, windowId);
-  if (focusedIsSecure(engine, app, focused)) {
+  if (focusedIsSecure(engine.store, app, focused)) {
     const what = paste ? "would paste into" : "would type into";
     throw new DeckhandError("POLICY_DENIED", `${step.action} ${what} a secure (password) field, which has focus`, {
       details: {
@@ -96,31 +97,4 @@ export async function checkFocusNotSecure(engine: Engine, app: ResolvedApp, wind
       },
     });
   }
-}
-
-/**
- * Browsers: the current page URL, read live from the accessibility tree,
- * must not match a blocked-URL glob. Only asked when the policy has globs.
- */
-export async function checkBrowserUrl(engine: Engine, app: ResolvedApp, windowId: number | null): Promise<void> {
-  const safety = engine.safety;
-  if (!safety.checkUrl || !safety.isBrowser?.(app) || !safety.hasBlockedUrls?.()) return;
-  let url: string | null = null;
-  if (windowId !== null) {
-    const { supervisor } = await engine.helper();
-    const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, max_depth: 40, max_children: 500, max_nodes: 3000 });
-    url = pageUrl(result.nodes);
-  }
-  safety.checkUrl(app, url);
-}
-
-/** Roles an address bar has. */
-const URL_FIELD_ROLES: readonly Role[] = ["text_field", "combo_box"];
-
-/** The page URL a browser's tree shows (its address bar's value), or null. */
-export function pageUrl(nodes: readonly WireNode[]): string | null {
-  const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
-  const readable = (n: WireNode) => !isSecureNode(n) && !!n.value && urlLike.test(n.value);
-  const node = nodes.find((n) => readable(n) && URL_FIELD_ROLES.includes(n.role)) ?? nodes.find(readable);
-  return node?.value ?? null;
 }

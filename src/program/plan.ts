@@ -6,8 +6,9 @@ import type { ActionName } from "../protocol/actions.ts";
 import { elementOf, isSecureNode, locatorKindOf, rememberedSecure, resolveNativeAction, windowKeyOf, type Element } from "../session/snapshot.ts";
 import type { InputStep, WireNode } from "../wire/messages.ts";
 import { PRESS_ACTIONS, PRESS_ROLES, type NodeAction } from "../wire/vocabulary.ts";
-import type { Engine } from "../engine/engine.ts";
+import type { HelperPort, SafetyPort, StorePort } from "../engine/ports.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
+import type { SnapshotStore } from "../session/store.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 import { assertPointInScope, outsideTarget, pointerScope, type PointerScope } from "./pointer.ts";
 
@@ -94,7 +95,7 @@ const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], le
  * `actionPairs`: the snapshot's pairing of the element's actions (see
  * Snapshot.actionPairs), for a secondary action named neutrally.
  */
-export async function planStep(engine: Engine, step: Step, element: Element | null, app: ResolvedApp, actionPairs?: readonly NodeAction[]): Promise<Plan> {
+export async function planStep(engine: HelperPort & StorePort & SafetyPort, step: Step, element: Element | null, app: ResolvedApp, actionPairs?: readonly NodeAction[]): Promise<Plan> {
   switch (step.action) {
     case "click":
       if (element) return { kind: "element", action: "click", element };
@@ -196,7 +197,7 @@ export async function planStep(engine: Engine, step: Step, element: Element | nu
  * of the target that policy denies (e.g. by a window_title rule), or over
  * another window's frame or title bar is refused, with or without the grant.
  */
-async function planPointClick(engine: Engine, step: Extract<Step, { action: "click" }>, app: ResolvedApp, guard: PointerScope): Promise<Plan> {
+async function planPointClick(engine: HelperPort & StorePort, step: Extract<Step, { action: "click" }>, app: ResolvedApp, guard: PointerScope): Promise<Plan> {
   const { supervisor, hello } = await engine.helper();
   const button = step.button ?? "left";
   const count = step.count ?? 1;
@@ -218,7 +219,7 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
     // Over another app, over no window at all (the root), or over a window of ours that policy denies.
     throw outsideTarget(guard, { ok: false, pid: result.pid, windowId: result.window_id, frame: false }, what);
   }
-  if (button === "middle") refuseSecureNode(engine, app, result.window_id, result.node, "a middle-button click");
+  if (button === "middle") refuseSecureNode(engine.store, app, result.window_id, result.node, "a middle-button click");
   const n = result.node;
   if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n) && result.window_id !== null) {
     const element = elementOf(n, -1, locatorKindOf(hello.helper.platform));
@@ -232,19 +233,19 @@ async function planPointClick(engine: Engine, step: Extract<Step, { action: "cli
  * the pointer: never into a secure field (the helper's flag, a password role,
  * or a field seen secure earlier in this window).
  */
-async function refuseSecureAt(engine: Engine, app: ResolvedApp, guard: PointerScope, p: { x: number; y: number }, what: string): Promise<void> {
+async function refuseSecureAt(engine: HelperPort & StorePort, app: ResolvedApp, guard: PointerScope, p: { x: number; y: number }, what: string): Promise<void> {
   const { supervisor, hello } = await engine.helper();
   if (!hello.capabilities.hit_test?.supported) return;
   const { result } = await supervisor.request("hit_test", { x: p.x, y: p.y });
   if (result.pid !== app.pid || result.window_id === null || !guard.allowed.includes(result.window_id)) {
     throw outsideTarget(guard, { ok: false, pid: result.pid, windowId: result.window_id, frame: false }, `${what} at (${p.x}, ${p.y})`);
   }
-  refuseSecureNode(engine, app, result.window_id, result.node, `${what} at (${p.x}, ${p.y})`);
+  refuseSecureNode(engine.store, app, result.window_id, result.node, `${what} at (${p.x}, ${p.y})`);
 }
 
-function refuseSecureNode(engine: Engine, app: ResolvedApp, windowId: number, node: WireNode | null, what: string): void {
+function refuseSecureNode(store: SnapshotStore, app: ResolvedApp, windowId: number, node: WireNode | null, what: string): void {
   if (!node) return;
-  if (isSecureNode(node) || rememberedSecure(node, engine.store.secureLocators(windowKeyOf(app, windowId)))) {
+  if (isSecureNode(node) || rememberedSecure(node, store.secureLocators(windowKeyOf(app, windowId)))) {
     throw new DeckhandError("POLICY_DENIED", `${what} over a secure (password) field would paste into it`, {
       details: { source: "builtin", rule: "builtin:secure_field", reason: "paste", delivery: "not_dispatched" },
     });

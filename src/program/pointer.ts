@@ -7,8 +7,9 @@
 // too, so that a refusal that can be known sends nothing.
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Rect, WireWindow } from "../wire/messages.ts";
-import type { Engine } from "../engine/engine.ts";
+import { requireCapability, type HelperPort, type SafetyPort } from "../engine/ports.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
+import type { Safety } from "../engine/safety.ts";
 import { FRAME_MARGIN } from "../engine/screen.ts";
 
 /** The windows a pointer step may touch, and the screen it was judged against. */
@@ -26,23 +27,22 @@ export interface PointerScope {
  * The target app's windows, each judged by policy with its own title (the
  * non-throwing decideApp of the safety seam), and every window on screen.
  */
-export async function pointerScope(engine: Engine, app: ResolvedApp): Promise<PointerScope> {
+export async function pointerScope(engine: HelperPort & SafetyPort, app: ResolvedApp): Promise<PointerScope> {
   const { supervisor, hello } = await engine.helper();
-  engine.requireCapability(hello, "list_windows", "pointer input (the target's windows must be listed for the pointer guard)");
+  requireCapability(hello, "list_windows", "pointer input (the target's windows must be listed for the pointer guard)");
   const { result } = await supervisor.request("list_windows", { pid: null });
   const allowed: number[] = [];
   const denied = new Map<number, { source: string; rule: string }>();
   for (const w of result.windows) {
     if (w.pid !== app.pid) continue;
-    const d = judgeWindow(engine, app, w);
+    const d = judgeWindow(engine.safety, app, w);
     if (d.decision === "allow") allowed.push(w.window_id);
     else denied.set(w.window_id, { source: d.source, rule: d.rule });
   }
   return { pid: app.pid, allowed, windows: result.windows, denied };
 }
 
-function judgeWindow(engine: Engine, app: ResolvedApp, w: WireWindow): { decision: "allow" | "deny"; source: string; rule: string } {
-  const safety = engine.safety;
+function judgeWindow(safety: Safety, app: ResolvedApp, w: WireWindow): { decision: "allow" | "deny"; source: string; rule: string } {
   if (safety.decideApp) return safety.decideApp(app, { title: w.title });
   try {
     const d = safety.checkApp(app, { title: w.title }, "pointer-guard");

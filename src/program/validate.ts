@@ -4,7 +4,7 @@ import { DeckhandError } from "../protocol/errors.ts";
 import { isActionCommand, type ActionName } from "../protocol/actions.ts";
 import type { CheckedProgram, Step } from "../protocol/program.ts";
 import type { Hello } from "../wire/messages.ts";
-import type { Engine } from "../engine/engine.ts";
+import type { Safety } from "../engine/safety.ts";
 import { ACTION_NEEDS } from "./plan.ts";
 
 declare const runnable: unique symbol;
@@ -25,7 +25,7 @@ export function stepLabel(command: string, i: number, action: string): string {
  * either starts with the authority it needs for every step or does not
  * start. `command`: the command running it (`run`, or a single action's).
  */
-export function validateProgram(engine: Engine, hello: Hello, program: CheckedProgram, command: string): RunnableProgram {
+export function validateProgram(safety: Pick<Safety, "foregroundGranted">, hello: Hello, program: CheckedProgram, command: string): RunnableProgram {
   const single = isActionCommand(command);
   program.steps.forEach((step, i) => {
     const where = stepLabel(command, i, step.action);
@@ -37,7 +37,7 @@ export function validateProgram(engine: Engine, hello: Hello, program: CheckedPr
         });
       }
     }
-    if (definitelyForeground(step) && !engine.safety.foregroundGranted()) {
+    if (definitelyForeground(step) && !safety.foregroundGranted()) {
       throw new DeckhandError("FOREGROUND_REQUIRED", `${where} needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
         details: { action: step.action, ...at },
       });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.ts";
 import { permissiveSafety } from "../../src/engine/safety.ts";
 import { Supervisor, type SupervisorOptions } from "../../src/helpers/supervisor.ts";
-import { runCommand } from "../../src/cli/run-command.ts";
+import { runCommand } from "../../src/frontend/run-command.ts";
 import { cleanupSandboxes, FAKE, isAlive, rejection, sandbox, waitFor, type Sandbox } from "./harness.ts";
 
 const engines: Engine[] = [];
@@ -59,7 +59,7 @@ describe("engine with short deadlines", () => {
     const sb = sandbox();
     const engine = engineWith(sb, "hang-on:element_action", { deadlines: { element_action: 150 }, graceMs: 50 });
     await runCommand(engine, "get-app-state", { app: "fixture-app", noScreenshot: true }, {}, log);
-    const { runProgramValue } = await import("../../src/commands/index.ts");
+    const { runProgramOutcome, runProgramValue } = await import("../../src/commands/index.ts");
     const program = { app: "fixture-app", steps: [{ action: "click", elementIndex: 1 }, { action: "click", elementIndex: 6 }], observe: false };
     // A failed program is a failed request: the step's code, every receipt attached.
     const e = await rejection(runProgramValue(engine, program, {}));
@@ -71,8 +71,9 @@ describe("engine with short deadlines", () => {
     expect(steps[0]).toMatchObject({ delivery: "unknown", error: { code: "TIMEOUT" } });
     expect(steps[1]!.delivery).toBe("not_dispatched");
     expect(sb.requests().filter((r) => r.op === "element_action")).toHaveLength(1);
-    // The adapters' path still gets the receipt itself (and nothing is resent by asking).
-    const receipt = await runProgramValue(engine, program, {}, { receiptOnFailure: true });
+    // The adapters' path gets the receipt itself next to the error (and nothing is resent by asking).
+    const { receipt, failure } = await runProgramOutcome(engine, program, {});
+    expect(failure).toMatchObject({ code: "TIMEOUT", details: { step: 0, delivery: "unknown" } });
     expect(receipt.firstFailure).toBe(0);
     expect(receipt.steps.map((s) => s.status)).toEqual(["failed", "unattempted"]);
     expect(receipt.steps[0]).toMatchObject({ delivery: "unknown", error: { code: "TIMEOUT" } });

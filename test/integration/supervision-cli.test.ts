@@ -110,7 +110,7 @@ describe("supervision through the CLI", () => {
     expect(result.allGranted).toBe(true);
     // Neutral ids; the platform's own travel beside them.
     expect(result.checks.map((c: { id: string }) => c.id)).toEqual(["accessibility", "display"]);
-    expect(result.checks.map((c: { native_id?: string }) => c.native_id)).toEqual(["scripted_tree", "scripted_display"]);
+    expect(result.checks.map((c: { nativeId?: string }) => c.nativeId)).toEqual(["scripted_tree", "scripted_display"]);
   });
 
   it("a denied gating permission (neutral id) stops observation: PERMISSION_DENIED naming it", async () => {

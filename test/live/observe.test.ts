@@ -53,9 +53,9 @@ describeLive("observation on the real desktop (fixture app)", () => {
   it("permissions: every check is granted on the private desktop", async () => {
     const r = await ok(desktop, ["permissions"], { stateDir: state });
     expect(r.allGranted).toBe(true);
-    // Neutral ids (src/wire/vocabulary.ts PERMISSION_IDS); the Linux helper's own in native_id.
+    // Neutral ids (src/wire/vocabulary.ts PERMISSION_IDS); the Linux helper's own in nativeId.
     expect(r.checks.map((c: any) => c.id).sort()).toEqual(["accessibility", "accessibility_enabled", "display", "input_injection", "screen_capture_fast", "screen_capture_occluded"]);
-    for (const c of r.checks) expect(typeof c.native_id, c.id).toBe("string");
+    for (const c of r.checks) expect(typeof c.nativeId, c.id).toBe("string");
   });
 
   it("capabilities: says how each capability was verified", async () => {

@@ -1,8 +1,8 @@
 // Issue 10.1: who may lift operator controls. The rules as functions; the
 // CLI, serve and MCP wiring is tested in test/integration/security-boundary.test.ts.
 import { describe, expect, it } from "vitest";
-import { auditSourceOf, cliCaller, isAgentMode, operatorOnlyError, OPERATOR_FLAGS, OPERATOR_ONLY_COMMANDS } from "../../../src/cli/agent-mode.ts";
-import { parseSessionFlags } from "../../../src/cli/session-flags.ts";
+import { auditSourceOf, cliCaller, isAgentMode, operatorOnlyError, OPERATOR_FLAGS, OPERATOR_ONLY_COMMANDS } from "../../../src/protocol/caller.ts";
+import { parseSessionFlags } from "../../../src/frontend/session-flags.ts";
 import { MCP_TOOLS } from "../../../src/adapters/mcp.ts";
 import { validateAuditRecord } from "../../../src/audit/log.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";

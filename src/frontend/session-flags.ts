@@ -2,7 +2,7 @@
 // session starts, never by a request or a tool call.
 import { DeckhandError } from "../protocol/errors.ts";
 import type { OperatorOptions } from "../engine/engine.ts";
-import { isAgentMode, operatorOnlyError, OPERATOR_FLAGS } from "./agent-mode.ts";
+import { isAgentMode, operatorOnlyError, OPERATOR_FLAGS } from "../protocol/caller.ts";
 
 export interface SessionFlags extends OperatorOptions {
   /** Caps of images handed to a model (src/adapters/coords.ts adapterFit). */

@@ -24,7 +24,7 @@ export function humanOutput(command: CommandName | string, result: unknown): str
       return [
         r.enableAccessibility ? r.enableAccessibility.note : "",
         r.allGranted ? "all granted" : r.checks.every((c: Any) => c.granted || c.advisory) ? "granted, with warnings (observation proceeds)" : "NOT all granted",
-        ...r.checks.map((c: Any) => `  ${(c.status === "denied" && c.advisory ? "warning" : c.status).padEnd(8)} ${c.id}${c.native_id && c.native_id !== c.id ? ` (${c.native_id})` : ""}: ${c.detail}${c.status !== "granted" ? `\n           fix: ${c.remediation}` : ""}`),
+        ...r.checks.map((c: Any) => `  ${(c.status === "denied" && c.advisory ? "warning" : c.status).padEnd(8)} ${c.id}${c.nativeId && c.nativeId !== c.id ? ` (${c.nativeId})` : ""}: ${c.detail}${c.status !== "granted" ? `\n           fix: ${c.remediation}` : ""}`),
       ].filter(Boolean).join("\n");
     case "capabilities":
       return [

@@ -3,7 +3,7 @@
 // its message ("\"S3cret\" is not a number", cut or escaped), and deckhand's
 // own messages must not either. Errors of a command that carried a secret
 // pass through scrubError on their way out.
-import { DeckhandError, type ErrorDetails } from "../protocol/errors.ts";
+import { DeckhandError, type ErrorDetails } from "./errors.ts";
 
 export const REDACTED = "[redacted]";
 

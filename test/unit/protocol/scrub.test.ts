@@ -1,7 +1,7 @@
 // Issue 10.2: a secret never leaves in an error, however a helper echoes it.
 import { describe, expect, it } from "vitest";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
-import { REDACTED, scrubError, scrubText, secretsOf } from "../../../src/policy/scrub.ts";
+import { REDACTED, scrubError, scrubText, secretsOf } from "../../../src/protocol/scrub.ts";
 
 describe("scrubText", () => {
   it.each([

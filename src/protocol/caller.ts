@@ -11,7 +11,11 @@
 // any of them, operator-only commands and operator flags are refused with
 // POLICY_DENIED, details.reason "operator-only". Stopping is always allowed:
 // an agent may `pause`, never `resume`.
-import { DeckhandError } from "../protocol/errors.ts";
+//
+// Part of the protocol, below every layer that refuses what is the
+// operator's: the front ends (src/frontend, src/cli, src/adapters), the
+// commands (`resume`), `helper check` and `desktop`.
+import { DeckhandError } from "./errors.ts";
 
 /** The environment variable that marks a CLI as spawned for an agent. */
 export const AGENT_MODE_ENV = "DECKHAND_AGENT_MODE";

@@ -1,7 +1,7 @@
 // The JSON envelope: one shape for success and failure, flat details, and
 // unexpected errors redacted to INTERNAL (the stack goes to the log only).
 import { describe, expect, it } from "vitest";
-import { fail, ok, SCHEMA_VERSION } from "../../../src/cli/envelope.ts";
+import { fail, ok, SCHEMA_VERSION } from "../../../src/frontend/envelope.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
 
 describe("envelope", () => {
