@@ -795,7 +795,7 @@ pub async fn read_actions(a: &A11y, bus: &str, it: &Item) -> Vec<String> {
     if it.ifaces & IF_ACTION == 0 {
         return Vec::new();
     }
-    match super::actions::advertised(a, bus, &it.path).await {
+    match super::actions::advertised_for_tree(a, bus, &it.path).await {
         Ok(v) => native_action_names(v),
         Err(_) => Vec::new(),
     }
