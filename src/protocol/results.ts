@@ -209,7 +209,7 @@ const HelperStderr = z.array(str).describe("the helper's last stderr lines (free
 
 const PermissionCheck = z.strictObject({
   id: str.describe("neutral id (display, accessibility, ...) or a platform-only probe's"),
-  nativeId: str.optional().describe("the platform's name for the check (atspi_bus, AXIsProcessTrusted)"),
+  nativeId: str.optional().describe("the platform's own name for the same check"),
   status: z.enum(["granted", "denied", "unknown"]),
   detail: str,
   remediation: str,
