@@ -11,8 +11,11 @@ import { metric } from "./results.ts";
 // Five observations and an action cost the target real work (a Calc sheet:
 // ~0.25 s of soffice CPU per observation of 300 visible cells); the harm this
 // bounds is the unbounded kind seen before (13 s CPU and 383 MB for one
-// observation of Calc, a Qt app killed): 2 s for the whole load.
-export const HARM_CPU_S = 2;
+// observation of Calc, a Qt app killed): 3 s for the whole load. Measured
+// for calc.harm on the 2-core CI machine (2026-12-02): 1.62-1.71 s with the
+// previous main and 1.66-1.81 s now run alone, 2.01 s under the full live
+// suite's load; 2 s flaked, 3 s still fails the 13 s kind four times over.
+export const HARM_CPU_S = 3;
 export const HARM_RSS_BYTES = 50 * 1024 * 1024;
 /** After the actions, an idle second: a target still burning CPU then was hurt (e.g. a runaway child walk). */
 export const IDLE_CPU_S = 0.5;
