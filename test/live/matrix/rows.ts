@@ -74,7 +74,15 @@ const row = (r: Omit<MatrixRow, "environment">): MatrixRow => ({ environment: EN
 
 const UNCHANGED = ["focus, stacking order and pointer unchanged"];
 /** The harm oracle (test/live/matrix/toolkit.ts): the target is never hurt by being observed or driven. */
-const HARM = ["the target pid is alive afterwards", "its CPU time grew < 2 s over the 5 observations and the actions, its RSS < 50 MB", "it is idle (< 0.5 s CPU) in the second after"];
+// Five observations and an action cost the target real work (a Calc sheet:
+// ~0.25 s of soffice CPU per observation of 300 visible cells); the harm this
+// bounds is the unbounded kind seen before (13 s CPU and 383 MB for one
+// observation of Calc, a Qt app killed): 3 s for the whole load. Measured
+// for calc.harm on the 2-core CI machine (2026-12-02): 1.62-1.71 s with the
+// previous main and 1.66-1.81 s now run alone, 2.01 s under the full live
+// suite's load; 2 s flaked, 3 s still fails the 13 s kind four times over.
+export const HARM_CPU_S = 3;
+const HARM = ["the target pid is alive afterwards", `its CPU time grew < ${HARM_CPU_S} s over the 5 observations and the actions, its RSS < 50 MB`, "it is idle (< 0.5 s CPU) in the second after"];
 
 export const ROWS: readonly MatrixRow[] = Object.freeze([
   // ---- fixture app, background (accessibility) actions
