@@ -142,7 +142,11 @@ describeLive("keys stay with their target window (focus guard)", () => {
       await xdotool(desktop, ["windowactivate", "--sync", String(term.windows[0])]);
       expect(await focusedPid(desktop)).toBe(term.pid);
       const before = fixture.events().length;
-      const s = new AdapterServe(desktop, state, ["--adapter", vendor, "--app", `pid:${fixture.pid}`, "--allow-foreground"]);
+      // A hook that allows: the fixture's main window has Delete and Submit,
+      // and when its focus sits in its other window (load decides which is
+      // in front), Return is judged both ways and may need a confirmation
+      // (by design: sensitive-routes.test.ts). This test is about where keys go.
+      const s = new AdapterServe(desktop, state, ["--adapter", vendor, "--app", `pid:${fixture.pid}`, "--allow-foreground", "--confirm-cmd", "/usr/bin/true"]);
       try {
         if (vendor === "anthropic") {
           await s.send({ call: { type: "tool_use", id: "toolu_1", name: "computer", input: { action: "type", text: "ls" } } });
