@@ -2,6 +2,7 @@
 //! window's frame, verify its identity (role, name, identifier), then call
 //! exactly one interface method. Never coordinates, never a different element.
 
+use super::vocabulary;
 use super::tree::{self, Item, IF_ACTION, IF_COMPONENT, IF_EDITABLE, IF_TEXT, IF_VALUE};
 use super::cache::FrameEntry;
 use super::{A11y, ObjRef, COORD_SCREEN, I_ACCESSIBLE, I_ACTION, I_COMPONENT, I_EDITABLE_TEXT, I_PROPS, I_TEXT, I_VALUE, NULL_PATH};
@@ -297,7 +298,7 @@ pub struct ActionName {
 /// Used where an action is about to run (one node): precision over calls.
 pub async fn advertised(a: &A11y, bus: &str, path: &str) -> Result<Vec<ActionName>> {
     let v: Vec<(String, String, String)> = a.call(bus, path, I_ACTION, "GetActions", &()).await?;
-    let known: Vec<Option<String>> = v.iter().map(|(localized, _, _)| untranslated(localized)).collect();
+    let known: Vec<Option<String>> = v.iter().map(|(localized, _, _)| vocabulary::untranslated_action(localized)).collect();
     let names = join_all(known.iter().enumerate().map(|(i, k)| async move {
         match k {
             Some(n) => Ok(n.clone()),
@@ -328,19 +329,8 @@ pub async fn advertised_for_tree(a: &A11y, bus: &str, path: &str) -> Result<Vec<
     Ok(v
         .into_iter()
         .filter(|(localized, _, _)| !localized.trim().is_empty())
-        .map(|(localized, _, _)| ActionName { name: untranslated(&localized).unwrap_or_else(|| localized.clone()), localized })
+        .map(|(localized, _, _)| ActionName { name: vocabulary::untranslated_action(&localized).unwrap_or_else(|| localized.clone()), localized })
         .collect())
-}
-
-/// A localized action name that is, ignoring case, one of the untranslated
-/// names toolkits use: its lowercase form is the native name. None: ask GetName.
-fn untranslated(localized: &str) -> Option<String> {
-    const KNOWN: &[&str] = &[
-        "click", "press", "activate", "toggle", "jump", "check", "uncheck", "expand or contract", "expand", "collapse",
-        "show menu", "menu", "popup", "increment", "decrement", "select", "focus", "scroll into view", "customize",
-    ];
-    let lower = localized.trim().to_lowercase();
-    KNOWN.contains(&lower.as_str()).then_some(lower)
 }
 
 /// Perform the action on a resolved, verified element.
@@ -901,15 +891,6 @@ pub async fn positions_in_children(a: &A11y, bus: &str, chain: &[String]) -> Res
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn localized_names_known_ignoring_case_skip_getname() {
-        assert_eq!(super::untranslated("Click").as_deref(), Some("click"));
-        assert_eq!(super::untranslated("Expand or Contract").as_deref(), Some("expand or contract"));
-        // A translated name, or a mixed-case native one, is asked for by GetName.
-        assert_eq!(super::untranslated("Klicken"), None);
-        assert_eq!(super::untranslated("showContextMenu"), None);
-    }
-
     use super::*;
 
     fn names(v: &[&str]) -> Vec<String> {

@@ -135,6 +135,18 @@ pub fn action(native: &str, native_role: &str) -> ActionName {
     }
 }
 
+/// A localized action name (Action.GetActions) that is, ignoring case, one of
+/// the untranslated names toolkits use (exact spellings: a camelCase native
+/// such as Chromium's "showContextMenu" is not lowercased): its lowercase form is the native name. None: ask GetName.
+pub fn untranslated_action(localized: &str) -> Option<String> {
+    const KNOWN: &[&str] = &[
+        "click", "press", "activate", "toggle", "jump", "check", "uncheck", "expand or contract", "expand", "collapse",
+        "show menu", "menu", "popup", "increment", "decrement", "select", "focus", "scroll into view", "customize",
+    ];
+    let lower = localized.trim().to_lowercase();
+    KNOWN.contains(&lower.as_str()).then_some(lower)
+}
+
 /// The neutral id of one of this helper's permission checks (its own,
 /// platform id goes to `native_id`).
 pub fn permission_id(native_id: &str) -> &str {
@@ -151,6 +163,15 @@ pub fn permission_id(native_id: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn localized_names_known_ignoring_case_skip_getname() {
+        assert_eq!(super::untranslated_action("Click").as_deref(), Some("click"));
+        assert_eq!(super::untranslated_action("Expand or Contract").as_deref(), Some("expand or contract"));
+        // A translated name, or a mixed-case native one, is asked for by GetName.
+        assert_eq!(super::untranslated_action("Klicken"), None);
+        assert_eq!(super::untranslated_action("showContextMenu"), None);
+    }
+
     use super::*;
     use crate::wire::vocabulary::PERMISSION_IDS;
 
