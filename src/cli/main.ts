@@ -50,7 +50,21 @@ function print(json: boolean, envelope: ReturnType<typeof fail> | { ok: true; co
   return envelope.ok ? 0 : 1;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Command groups spelled as two words on the CLI (`deckhand clipboard get`,
+ * `deckhand menu click`): the command is the words joined by "-"
+ * (clipboard-get), which is also its name in serve, MCP and the docs.
+ */
+const COMMAND_GROUPS = ["clipboard", "menu"];
+
+export function joinCommandGroup(argv: string[]): string[] {
+  const [first, second, ...rest] = argv;
+  if (first && second && COMMAND_GROUPS.includes(first) && /^[a-z]+$/.test(second)) return [`${first}-${second}`, ...rest];
+  return argv;
+}
+
+export async function main(argvIn: string[]): Promise<number> {
+  const argv = joinCommandGroup(argvIn);
   const [first, ...rest] = argv;
   const wantsJson = argv.includes("--json");
   if (first === "--version" || first === "-v" || first === "version") {

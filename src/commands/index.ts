@@ -333,6 +333,14 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     engine.safety.audit({ event: "resume", command: "resume", decision: "n/a", decisionSource: "operator", outcome: "OK" });
     return { paused: false, wasPaused: lifted.paused, ...(lifted.reason ? { liftedReason: lifted.reason } : {}) };
   },
+  // ---- issue 13: app lifecycle
+  // ---- end lifecycle
+
+  // ---- issue 13: clipboard
+  // ---- end clipboard
+
+  // ---- issue 13: menus
+  // ---- end menus
 };
 
 /** Parse and run a program (JSON text); used by `run` and serve's program requests. */

@@ -43,6 +43,14 @@ export const ARGS = {
   "policy-check": z.strictObject({ app }),
   pause: z.strictObject({ reason: z.string().max(200).optional() }),
   resume: z.strictObject({}),
+  // ---- issue 13: app lifecycle
+  // ---- end lifecycle
+
+  // ---- issue 13: clipboard
+  // ---- end clipboard
+
+  // ---- issue 13: menus
+  // ---- end menus
 } as const;
 
 export type CommandName = keyof typeof ARGS;
@@ -63,6 +71,14 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
   "policy-check": "Whether policy allows acting on an app, and which rule decided.",
   pause: "Stop every mutating command (across processes) until resume.",
   resume: "Lift a pause.",
+  // ---- issue 13: app lifecycle
+  // ---- end lifecycle
+
+  // ---- issue 13: clipboard
+  // ---- end clipboard
+
+  // ---- issue 13: menus
+  // ---- end menus
 };
 
 /**
@@ -72,6 +88,14 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
 export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>([
   ...COMMANDS.filter((c) => (ACTIONS as readonly string[]).includes(c)),
   "run",
+  // ---- issue 13: app lifecycle
+  // ---- end lifecycle
+
+  // ---- issue 13: clipboard
+  // ---- end clipboard
+
+  // ---- issue 13: menus
+  // ---- end menus
 ]);
 
 /**

@@ -35,6 +35,13 @@ export const ERROR_CODES = Object.freeze([
   // A permission the helper could not determine (status unknown) before a
   // request that then failed the way a missing permission does.
   "PERMISSION_UNVERIFIED",
+  // Issue 13: app lifecycle, menus, the cross-process foreground lease.
+  "LAUNCH_FAILED",
+  "LAUNCH_TIMEOUT",
+  "MENU_ITEM_NOT_FOUND",
+  "MENU_ITEM_DISABLED",
+  "MENU_NOT_EXPOSED",
+  "FOREGROUND_BUSY",
 ] as const);
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -128,4 +135,12 @@ export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   PERMISSION_UNVERIFIED:
     "A permission's state could not be determined before the request (details.permissions), and the request then failed as a missing permission would. Run `deckhand permissions`, grant what it lists, and retry.",
   APP_EXITED: "The target app exited (or left the accessibility bus) during the request; details.delivery says whether anything was sent. Restart the app and observe it again.",
+  LAUNCH_FAILED: "The app could not be started (details.reason). Check `deckhand list-apps --all` for its desktop id or give the executable's path.",
+  LAUNCH_TIMEOUT:
+    "The app started (details.pid) but showed no window or no accessibility tree in time (details.stage). Give it longer (--timeout-ms), or see `deckhand permissions` for the accessibility switch.",
+  MENU_ITEM_NOT_FOUND: "No menu item has that name at that level (details.available lists the names there). Run `deckhand menu list --app <app>` and use a path from it.",
+  MENU_ITEM_DISABLED: "The menu item exists but is disabled now; nothing was activated. Change the app's state (select something, open a document) and retry.",
+  MENU_NOT_EXPOSED: "The app exposes no menu there through accessibility (no menu bar, or the element advertises no context-menu action). Use the app's keyboard shortcuts or other controls instead.",
+  FOREGROUND_BUSY:
+    "Another deckhand process holds the foreground input lease (details.holderPid, details.holderCommand) past this request's deadline. Retry later; pointer and keyboard input is one at a time across processes.",
 };

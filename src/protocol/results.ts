@@ -332,6 +332,14 @@ export const RESULTS = {
     wasPaused: z.boolean(),
     liftedReason: str.optional().describe("the reason of the pause lifted"),
   }),
+  // ---- issue 13: app lifecycle
+  // ---- end lifecycle
+
+  // ---- issue 13: clipboard
+  // ---- end clipboard
+
+  // ---- issue 13: menus
+  // ---- end menus
 } as const satisfies Record<CommandName, z.ZodType>;
 
 export type CommandResult<C extends CommandName> = z.output<(typeof RESULTS)[C]>;
@@ -351,6 +359,8 @@ export const EXTRA_RESULTS = {
     id: z.union([str, z.number()]).nullable().describe("the request cancelled"),
     cancelled: z.boolean().describe("false when no such request was in flight"),
   }),
+  // ---- issue 13: serve status
+  // ---- end serve status
 } as const;
 
 // ---------------------------------------------------------------- envelopes

@@ -22,7 +22,10 @@ import { NodeAction, RoleSchema, StatesSchema } from "./vocabulary.ts";
 // identity (process_name, bundle_id, executable_deleted) so the orchestrator
 // reads no /proc; screenshot takes max_width and region (the helper scales
 // and crops, the orchestrator holds no image codec). A 1.x helper is refused.
-export const PROTOCOL_VERSION = [2, 0] as const;
+// 2.1 (issue 13): ops for app lifecycle (installed apps, launch, window
+// activate/restore/close), the clipboard (get, set, paste) and menus; a
+// helper without them is refused those commands by capability, not by version.
+export const PROTOCOL_VERSION = [2, 1] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -51,6 +54,8 @@ export const HELPER_ERROR_CODES = Object.freeze([
   "VERIFICATION_FAILED",
   // 1.2: the target process exited (or left the accessibility bus) mid-request.
   "APP_EXITED",
+  // 2.1 (issue 13): launch could not start the process (exec failed, no such desktop entry).
+  "LAUNCH_FAILED",
 ] as const);
 
 // Any string: a code this orchestrator does not know (a newer helper's) is
@@ -101,6 +106,14 @@ export const CAPABILITY_KEYS = Object.freeze([
   "screenshot.popups",
   // 2.0: screenshot's region and max_width (crop and scale in the helper).
   "screenshot.scale",
+  // ---- 2.1 (issue 13) app lifecycle
+  // ---- end lifecycle
+
+  // ---- 2.1 (issue 13) clipboard
+  // ---- end clipboard
+
+  // ---- 2.1 (issue 13) menus
+  // ---- end menus
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
 
@@ -473,6 +486,14 @@ export const OPS = {
       settled: z.boolean(),
     }),
   },
+  // ---- 2.1 (issue 13) app lifecycle
+  // ---- end lifecycle
+
+  // ---- 2.1 (issue 13) clipboard
+  // ---- end clipboard
+
+  // ---- 2.1 (issue 13) menus
+  // ---- end menus
 } as const;
 
 export type OpName = keyof typeof OPS;

@@ -81,6 +81,14 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
             },
             _ => Capability { supported: false, verified: "live".into(), note: Some("no XInput 2".into()) },
         },
+        // ---- issue 13: app lifecycle
+        // ---- end lifecycle
+
+        // ---- issue 13: clipboard
+        // ---- end clipboard
+
+        // ---- issue 13: menus
+        // ---- end menus
         _ => Capability { supported: false, verified: "unverified".into(), note: None },
     }
 }

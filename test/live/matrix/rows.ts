@@ -35,8 +35,8 @@ export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
 export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice"];
 
 /** What a row proves, for the toolkit x capability table. */
-export type Capability = "observe" | "click" | "set-value / type" | "secure-field refusal" | "no harm";
-export const CAPABILITIES: readonly Capability[] = ["observe", "click", "set-value / type", "secure-field refusal", "no harm"];
+export type Capability = "observe" | "click" | "set-value / type" | "secure-field refusal" | "no harm" | "launch / quit" | "clipboard" | "menus" | "element drag";
+export const CAPABILITIES: readonly Capability[] = ["observe", "click", "set-value / type", "secure-field refusal", "no harm", "launch / quit", "clipboard", "menus", "element drag"];
 
 /** Where each app's rows run. */
 export const APP_SOURCE: Record<MatrixApp, string> = {
@@ -166,4 +166,16 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "calc.formula.typed", capability: "set-value / type", app: "libreoffice-calc", action: "type-text 42 + Return and =A1*2 + Return into the focused cells, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["a fresh observation reads A2 as 84 (the computed result)"] }),
   row({ id: "calc.set-value.cell", capability: "set-value / type", app: "libreoffice-calc", action: "set-value on cell B1 (7: through Value), then on B2 (=B1+1: a formula, which Value cannot take), granted", route: "none", expect: "ACTION_FAILED", grant: "foreground", oracles: ["B1 reads back 7 (Value route, verified)", "B2: focusing a cell through accessibility does not move Calc's keyboard focus, so the typing fallback sends nothing (reason focus-elsewhere, delivery not_dispatched)", "B2 stays empty"] }),
   row({ id: "calc.harm", capability: "no harm", app: "libreoffice-calc", action: "observe 5 times, enter cells", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: HARM }),
+
+  // ---- issue 13: app lifecycle (test/live/lifecycle.test.ts)
+  // ---- end lifecycle
+
+  // ---- issue 13: clipboard (test/live/clipboard.test.ts)
+  // ---- end clipboard
+
+  // ---- issue 13: menus (test/live/menus.test.ts)
+  // ---- end menus
+
+  // ---- issue 13: element drag, foreground lease, serve retries (test/live/drag-lease.test.ts)
+  // ---- end drag-lease
 ]);

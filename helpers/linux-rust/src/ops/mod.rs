@@ -1,6 +1,9 @@
 //! Request dispatch: decode args, run the op under its deadline, answer.
 
 pub mod act;
+pub mod clipboard;
+pub mod lifecycle;
+pub mod menus;
 pub mod observe;
 pub mod worker;
 
@@ -211,6 +214,14 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         "settle" => {
             read_op(ctx, id, op, deadline_ms, &args, |a, dl| async move { crate::atspi::settle::settle(&ctx.a11y().await?, &a, dl).await }).await
         }
+        // ---- issue 13: app lifecycle
+        // ---- end lifecycle
+
+        // ---- issue 13: clipboard
+        // ---- end clipboard
+
+        // ---- issue 13: menus
+        // ---- end menus
         other => Response::err(
             id,
             &Error::new(Code::InvalidArguments, format!("unknown op {other:?}")).with("op", other),

@@ -13,7 +13,7 @@ use crate::error::{Detail, Error};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-pub const PROTOCOL: [u32; 2] = [2, 0];
+pub const PROTOCOL: [u32; 2] = [2, 1];
 
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",

@@ -1,0 +1,1 @@
+//! Menus by path (issue 13).
