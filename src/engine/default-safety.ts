@@ -140,6 +140,27 @@ export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, 
       }
     },
 
+    async confirmCommand({ app, window, command, action, reason }) {
+      const hook = resolveConfirm({ flag: operator.confirmCmd ?? null, env, policy });
+      const description = {
+        version: 1 as const,
+        command,
+        action,
+        reason: reason.slice(0, 256),
+        session: sessionId,
+        app: app ? { id: auditAppId(app), name: app.name, pid: app.pid, executable: app.executable } : { id: null, name: "(none)", pid: null, executable: null },
+        window: window ? { id: window.windowId, title: window.title } : null,
+      };
+      const base = { event: "decision" as const, command, appId: app ? auditAppId(app) : null, pid: app?.pid ?? null, windowId: window?.windowId ?? null, decisionSource: "confirm", rule: `command:${action}` };
+      try {
+        await runConfirm(hook.command, description, hook.timeoutMs, { env });
+        audit({ ...base, decision: "allow", outcome: "OK" });
+      } catch (err) {
+        audit({ ...base, decision: "deny", outcome: err instanceof DeckhandError ? err.code : "INTERNAL", delivery: "not_dispatched" });
+        throw err;
+      }
+    },
+
     foregroundGranted() {
       return foregroundGranted({ flag: operator.allowForeground === true, sessionGrant: session.sessionGrant === true, policy });
     },

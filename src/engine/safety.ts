@@ -65,6 +65,15 @@ export interface Safety {
    */
   checkStep(ctx: { app: SnapshotApp; window: SnapshotWindow | null; step: Step; element: Element | null; command: string; facts?: StepFacts }): Promise<void>;
   /**
+   * A command that is sensitive as a whole, not as a program step (quit an
+   * app, set the clipboard): the confirm hook decides, its decision audited.
+   * CONFIRM_REQUIRED without a hook, CONFIRM_DENIED when it refuses.
+   * `action` is the hook's action kind (quit, set_clipboard); `reason` why it
+   * is sensitive. Never pass values or clipboard text: the hook's
+   * description has no field for them.
+   */
+  confirmCommand(ctx: { app: SnapshotApp | null; window: { windowId: number; title: string } | null; command: string; action: string; reason: string }): Promise<void>;
+  /**
    * The same decision as checkApp, without throwing or auditing: whole-screen
    * screenshots ask it for every window on screen. Optional for unit-test safeties.
    */
@@ -90,6 +99,7 @@ export const permissiveSafety = (foreground = false): Safety => ({
     return { source: "default", rule: "allow" };
   },
   async checkStep() {},
+  async confirmCommand() {},
   foregroundGranted: () => foreground,
   audit() {},
   confirmFacts: POLICY_CONFIRM_FACTS,
