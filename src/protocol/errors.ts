@@ -138,8 +138,8 @@ export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   LAUNCH_FAILED: "The app could not be started (details.reason). Check `deckhand list-apps --all` for its desktop id or give the executable's path.",
   LAUNCH_TIMEOUT:
     "The app started (details.pid) but showed no window or no accessibility tree in time (details.stage). Give it longer (--timeout-ms), or see `deckhand permissions` for the accessibility switch.",
-  MENU_ITEM_NOT_FOUND: "No menu item has that name at that level (details.available lists the names there). Run `deckhand menu list --app <app>` and use a path from it.",
-  MENU_ITEM_DISABLED: "The menu item exists but is disabled now; nothing was activated. Change the app's state (select something, open a document) and retry.",
+  MENU_ITEM_NOT_FOUND: "No item of the menu has that name at that level (details.available lists the names there). Run `deckhand menu list --app <app>` and use a path from it.",
+  MENU_ITEM_DISABLED: "The item exists but is disabled now; nothing was activated. Change the app's state (select something, open a document) and retry.",
   MENU_NOT_EXPOSED: "The app exposes no menu there through accessibility (no menu bar, or the element advertises no context-menu action). Use the app's keyboard shortcuts or other controls instead.",
   FOREGROUND_BUSY:
     "Another deckhand process holds the foreground input lease (details.holderPid, details.holderCommand) past this request's deadline. Retry later; pointer and keyboard input is one at a time across processes.",

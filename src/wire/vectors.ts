@@ -23,7 +23,7 @@ export const VECTORS: Vector[] = [
   {
     name: "hello",
     description: "first frame from a helper",
-    message: { type: "hello", protocol: [2, 0], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
+    message: { type: "hello", protocol: [2, 1], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
   },
   { name: "request-permissions", description: "a request with empty args", op: "permissions", message: { type: "request", id: 1, op: "permissions", deadline_ms: 5000, args: {} } },
   {
