@@ -24,6 +24,9 @@ import { auditAppId } from "../engine/safety.ts";
 import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
 import { scrubError, scrubStepErrors, scrubText, secretsOf } from "../protocol/scrub.ts";
 import { auditSourceOf, isAgentMode, operatorOnlyError, type Caller } from "../protocol/caller.ts";
+// ---- issue 13: clipboard
+import { clipboardGet, clipboardSet } from "./clipboard.ts";
+// ---- end clipboard
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -110,6 +113,9 @@ function singleResult<C extends ActionCommand>(command: C, run: ProgramRun): Rea
     ...(step.nativeAction ? { nativeAction: step.nativeAction } : {}),
     ...(step.fallback ? { fallback: step.fallback, fallbackFrom: step.fallbackFrom } : {}),
     ...(typeof step.charsSent === "number" ? { charsSent: step.charsSent } : {}),
+    // ---- issue 13: clipboard
+    ...(step.paste ? { paste: step.paste } : {}),
+    // ---- end clipboard
     observation: receipt.observation,
     ...(receipt.settle ? { settle: receipt.settle } : {}),
     ...(receipt.observationError ? { observationError: receipt.observationError } : {}),
@@ -337,6 +343,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
+  "clipboard-get": (engine, args) => clipboardGet(engine, args),
+  "clipboard-set": (engine, args, ctx) => clipboardSet(engine, args, ctx),
   // ---- end clipboard
 
   // ---- issue 13: menus

@@ -39,6 +39,12 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   focused_element: 5_000,
   // The settle wait is bounded by its own max_ms (at most 10 s); this leaves room.
   settle: 12_000,
+  // ---- issue 13: clipboard
+  // Conversions are bounded by 2 s each; paste adds its wait_ms on top (the caller passes it).
+  clipboard_get: 8_000,
+  clipboard_set: 8_000,
+  paste: 10_000,
+  // ---- end clipboard
 };
 
 /** Input step kinds that move or press the pointer, and those that press keys. */

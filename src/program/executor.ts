@@ -19,6 +19,10 @@ import { checkFocusNotSecure } from "./live-checks.ts";
 import { activationFacts } from "./activation.ts";
 import { pointerGuard } from "./pointer.ts";
 import { asUnverified } from "../engine/permissions.ts";
+// ---- issue 13: clipboard
+import { pasteStep, type PasteOutcome } from "./paste.ts";
+import type { StorePort } from "../engine/ports.ts";
+// ---- end clipboard
 
 export interface StepReceipt {
   index: number;
@@ -41,6 +45,10 @@ export interface StepReceipt {
   fallback?: "focus+select-all+type";
   /** Why the fallback ran: the accessibility route's code. */
   fallbackFrom?: string;
+  // ---- issue 13: clipboard
+  /** A paste step: characters pasted, requests served, what happened to the previous clipboard. */
+  paste?: PasteOutcome["paste"];
+  // ---- end clipboard
   /** publicError of what the step failed with, without remediation. */
   error?: Omit<PublicError, "remediation">;
 }
@@ -245,7 +253,7 @@ export async function runProgram(
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
       const facts = await activationFacts(engine, { app, step, plan, element: planElement, snapshot, windowId });
       await engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: planElement, command: opts.command, facts });
-      const foreground = plan.kind === "input" || (plan.kind === "element" && plan.then !== undefined);
+      const foreground = plan.kind === "input" || plan.kind === "paste" || (plan.kind === "element" && plan.then !== undefined);
       if (foreground && !engine.safety.foregroundGranted()) {
         throw new DeckhandError("FOREGROUND_REQUIRED", `${step.action} here needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
           details: { action: step.action },
@@ -338,8 +346,11 @@ async function resolveWindowFor(engine: HelperPort, app: ResolvedApp, program: P
   }
 }
 
-async function dispatch(engine: HelperPort & CancelSignal & SafetyPort, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+async function dispatch(engine: HelperPort & CancelSignal & SafetyPort & StorePort, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
   const base = { index, action: step.action, elementIndex } as const;
+  // ---- issue 13: clipboard
+  if (plan.kind === "paste") return { ...base, status: "completed", ...(await pasteStep(engine, plan, step, app, windowId, () => focusGuard(engine.safety, app, windowId, keys))) };
+  // ---- end clipboard
   if (plan.kind === "wait") {
     await cancellableSleep(plan.ms, engine.cancelSignal, `wait step ${index}`);
     return { ...base, status: "completed", delivery: "submitted", route: null, verification: { verified: null, predicate: null }, cleanup: NO_CLEANUP };
@@ -495,7 +506,7 @@ async function pollFocused(engine: HelperPort & CancelSignal, app: ResolvedApp, 
   }
 }
 
-async function inputAction(engine: HelperPort & SafetyPort, plan: Exclude<Plan, { kind: "element" } | { kind: "wait" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+async function inputAction(engine: HelperPort & SafetyPort, plan: Extract<Plan, { kind: "input" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
   const { supervisor } = await engine.helper();
   if (plan.pointer && !plan.guard) {
     throw new DeckhandError("INTERNAL", "pointer input was planned without its pointer guard", { details: { delivery: "not_dispatched" } });

@@ -39,7 +39,11 @@ export type Plan =
       /** A middle-button press (an X primary-selection paste): refused while a secure field has focus. */
       pastes?: boolean;
     }
-  | { kind: "wait"; ms: number };
+  | { kind: "wait"; ms: number }
+  // ---- issue 13: clipboard
+  /** Text through the clipboard (the helper's paste op: own it, send the chord under the focus guard, restore). */
+  | { kind: "paste"; element: Element | null; text: string; selection: "clipboard" | "primary"; restore: boolean; chord: string[] };
+  // ---- end clipboard
 
 type StepOf<A extends ActionName> = Extract<Step, { action: A }>;
 
@@ -86,6 +90,14 @@ export const ACTION_NEEDS: {
   wait: { point: [] },
   move: { point: [["input.pointer"], ["input.pointer_guard"]], foreground: "always" },
   "hold-key": { point: [["input.keyboard"], ["input.focus_guard"]], foreground: "always" },
+  // ---- issue 13: clipboard
+  // The chord is keyboard input: only with the focus guard, under the grant.
+  paste: {
+    element: [["clipboard.paste"], ["action.focus"], ["focused_element"], ["input.keyboard"], ["input.focus_guard"]],
+    point: [["clipboard.paste"], ["input.keyboard"], ["input.focus_guard"]],
+    foreground: "always",
+  },
+  // ---- end clipboard
 };
 
 const DRAG_STEP_MS = 15;
@@ -187,6 +199,18 @@ export async function planStep(engine: HelperPort & StorePort & SafetyPort, step
         keyboard: true,
       };
     }
+    // ---- issue 13: clipboard
+    case "paste": {
+      // Never into a secure field (snapshot elements carry the remembered ones
+      // as secure): refused before the clipboard is touched, as type-text is.
+      if (element && isSecureNode(element)) {
+        throw new DeckhandError("POLICY_DENIED", `paste into element ${element.index}, a secure (password) field, is refused`, {
+          details: { source: "builtin", rule: "builtin:secure_field", reason: "paste", elementIndex: element.index, delivery: "not_dispatched" },
+        });
+      }
+      return { kind: "paste", element, text: step.text, selection: step.selection ?? "clipboard", restore: step.restore ?? true, chord: parseChord(step.chord ?? "ctrl+v", { field: "chord" }) };
+    }
+    // ---- end clipboard
   }
 }
 
@@ -287,5 +311,8 @@ export function capabilityFor(plan: Plan): string[] {
     return caps;
   }
   if (plan.kind === "input") return [...(plan.pointer ? ["input.pointer", "input.pointer_guard"] : []), ...(plan.keyboard ? ["input.keyboard", "input.focus_guard"] : [])];
+  // ---- issue 13: clipboard
+  if (plan.kind === "paste") return ["clipboard.paste", "input.keyboard", "input.focus_guard", ...(plan.element ? ["action.focus", "focused_element"] : [])];
+  // ---- end clipboard
   return [];
 }

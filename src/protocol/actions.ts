@@ -40,6 +40,14 @@ export const Point = z.strictObject({ x: int, y: int });
  * refused at validation, before anything is resolved or sent.
  */
 export const MAX_DRAG_POINTS = 1000;
+// ---- issue 13: clipboard
+/** Which selection: the clipboard (copy / paste), or the primary selection (the last text selected). */
+export const ClipboardSelection = z.enum(["clipboard", "primary"]);
+/** Most bytes `clipboard get` returns in one answer (--max-bytes). */
+export const MAX_CLIPBOARD_READ_BYTES = 8 * 1024 * 1024;
+/** The chords a paste step may send: the paste shortcuts of the toolkits, and nothing else (no other key goes out this way). */
+export const PASTE_CHORDS = ["ctrl+v", "shift+Insert", "ctrl+shift+v"] as const;
+// ---- end clipboard
 
 // ---------------------------------------------------------------- the declaration
 
@@ -227,6 +235,20 @@ export const ACTION_DECLS = {
     step: { key: z.string().min(1), ms: z.number().int().min(1).max(10_000) },
     keys: { key: "key" },
   }),
+  // ---- issue 13: clipboard
+  paste: action({
+    summary: "Paste text through the clipboard into an element or the focused control: set it, send ctrl+v, restore the previous clipboard.",
+    step: {
+      elementIndex: elementIndex.optional(),
+      text: z.string().describe("text to paste"),
+      selection: ClipboardSelection.optional().describe("the selection the text goes through: clipboard (default) or primary"),
+      restore: z.boolean().optional().describe("put the previous clipboard back afterwards (default true; --restore=false leaves the pasted text on it)"),
+      chord: z.enum(PASTE_CHORDS).optional().describe("the paste shortcut to send (default ctrl+v)"),
+    },
+    secret: "text",
+    command: {},
+  }),
+  // ---- end clipboard
 };
 
 type Decls = typeof ACTION_DECLS;

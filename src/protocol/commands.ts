@@ -4,6 +4,9 @@
 // flag of a field is its kebab-case name (elementIndex -> --element-index).
 import { z } from "zod";
 import { ACTION_ARGS, ACTION_SUMMARY, ACTIONS, app, windowId, windowIndex } from "./actions.ts";
+// ---- issue 13: clipboard
+import { ClipboardSelection, MAX_CLIPBOARD_READ_BYTES } from "./actions.ts";
+// ---- end clipboard
 
 // The action commands' arguments are derived from the action declarations
 // (src/protocol/actions.ts); the shared fields and types live there too.
@@ -47,6 +50,16 @@ export const ARGS = {
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
+  "clipboard-get": z.strictObject({
+    selection: ClipboardSelection.optional().describe("which selection: clipboard (default) or primary (the last text selected)"),
+    maxBytes: z.number().int().min(1).max(MAX_CLIPBOARD_READ_BYTES).optional().describe("most bytes of text returned (default 1 MiB; the rest is cut: truncated)"),
+  }),
+  "clipboard-set": z.strictObject({
+    text: z.string().optional().describe("the text to put on the selection (use --text-stdin for secrets)"),
+    textStdin: z.boolean().optional().describe("read the text from stdin"),
+    clear: z.boolean().optional().describe("leave the selection empty instead"),
+    selection: ClipboardSelection.optional().describe("which selection: clipboard (default) or primary"),
+  }),
   // ---- end clipboard
 
   // ---- issue 13: menus
@@ -75,6 +88,8 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
+  "clipboard-get": "Read the clipboard's text (or the primary selection's); refused while a secure field has focus or the text came from one.",
+  "clipboard-set": "Put text on the clipboard (or the primary selection), held after deckhand exits; confirm-hook gated.",
   // ---- end clipboard
 
   // ---- issue 13: menus
@@ -92,6 +107,7 @@ export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
+  "clipboard-set",
   // ---- end clipboard
 
   // ---- issue 13: menus

@@ -140,6 +140,18 @@ export const ErrorCode = z.enum(ERROR_CODES).meta({ id: "ErrorCode", description
 const FlatValue = z.union([str, z.number(), z.boolean()]);
 const FlatDetails = z.record(str, FlatValue);
 
+// ---- issue 13: clipboard
+export const PasteReport = z
+  .strictObject({
+    chars: uint.describe("characters pasted"),
+    served: uint.describe("requests of the target answered with the text (at least 1 in an ok result)"),
+    restored: z
+      .enum(["text", "cleared", "not_restorable", "skipped"])
+      .describe("text: the previous clipboard text is back; cleared: it was empty and is again; not_restorable: it held no text (or a secret) and is left empty; skipped: --restore false, or another app took the clipboard meanwhile"),
+  })
+  .meta({ id: "PasteReport", description: "what a paste step did with the clipboard" });
+// ---- end clipboard
+
 export const StepReceipt = z
   .strictObject({
     index: uint.describe("the step's index in the program"),
@@ -154,6 +166,9 @@ export const StepReceipt = z
     nativeAction: str.optional().describe("the platform action that ran"),
     fallback: z.literal("focus+select-all+type").optional().describe("set-value done by typing under the foreground grant"),
     fallbackFrom: str.optional().describe("why the fallback ran: the accessibility route's error code"),
+    // ---- issue 13: clipboard
+    paste: PasteReport.optional(),
+    // ---- end clipboard
     error: z.strictObject({ code: ErrorCode, message: str, details: FlatDetails }).optional().describe("a failed step's error"),
   })
   .meta({ id: "StepReceipt", description: "what one program step did" });
@@ -177,6 +192,9 @@ function actionResult<C extends CommandName>(command: C) {
     fallback: z.literal("focus+select-all+type").optional().describe("set-value done by typing under the foreground grant"),
     fallbackFrom: str.optional().describe("why the fallback ran: ACTION_UNSUPPORTED or VERIFICATION_FAILED"),
     charsSent: uint.optional().describe("typed text: characters sent"),
+    // ---- issue 13: clipboard
+    paste: PasteReport.optional(),
+    // ---- end clipboard
     observation: AppState.nullable().describe("a fresh observation with --state, else null"),
     settle: Settle.optional(),
     observationError: CodeMessage.optional().describe("why the observation asked for is missing"),
@@ -336,6 +354,24 @@ export const RESULTS = {
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
+  "clipboard-get": z.strictObject({
+    selection: z.enum(["clipboard", "primary"]),
+    text: str.nullable().describe("the text; null when the selection is empty or holds no text"),
+    bytes: uint.describe("size of the text the owner offered, in bytes"),
+    truncated: z.boolean().describe("more than --max-bytes: the text was cut"),
+    owner: z
+      .strictObject({ name: str.nullable().describe("the owner app's name (its process name when it is no listed app)"), pid: uint.nullable() })
+      .nullable()
+      .describe("who holds the selection; null when nothing does"),
+    targets: z.array(str).describe("the formats the owner offers, by the platform's names"),
+  }),
+  "clipboard-set": z.strictObject({
+    selection: z.enum(["clipboard", "primary"]),
+    set: z.literal(true).describe("the ownership (or the clearing) was confirmed"),
+    cleared: z.boolean().describe("--clear: the selection is now empty"),
+    bytes: uint.describe("size of the text set, in bytes (UTF-8)"),
+    ownerPid: uint.nullable().describe("the process holding the text until another app takes the selection (null when cleared)"),
+  }),
   // ---- end clipboard
 
   // ---- issue 13: menus

@@ -110,6 +110,9 @@ export const CAPABILITY_KEYS = Object.freeze([
   // ---- end lifecycle
 
   // ---- 2.1 (issue 13) clipboard
+  "clipboard.get",
+  "clipboard.set",
+  "clipboard.paste",
   // ---- end clipboard
 
   // ---- 2.1 (issue 13) menus
@@ -291,6 +294,11 @@ export const InputStep = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("wait"), ms: z.number().int().min(0).max(10000) }),
 ]);
 export type InputStep = z.infer<typeof InputStep>;
+
+// ---- 2.1 (issue 13) clipboard
+/** Which selection: the clipboard (copy / paste), or the primary selection (X: the last text selected). */
+export const Selection = z.enum(["clipboard", "primary"]);
+// ---- end clipboard
 
 export const ElementActionName = z.enum([
   "click",
@@ -490,6 +498,86 @@ export const OPS = {
   // ---- end lifecycle
 
   // ---- 2.1 (issue 13) clipboard
+  clipboard_get: {
+    mutates: false,
+    capability: "clipboard.get",
+    /**
+     * Who owns a selection, who has the keyboard focus, what the owner
+     * offers, and (read_text) its text. The orchestrator asks twice: the
+     * metadata first, its policy checks, then the text with expect_owner.
+     */
+    args: z.object({
+      selection: Selection,
+      /** false: no conversion of the text (owner, focus, targets only). */
+      read_text: z.boolean(),
+      /** Most bytes of text returned (the rest: truncated). */
+      max_bytes: uint,
+      /** Read the text only while this window still owns the selection; else text is null. */
+      expect_owner: uint.nullable().optional(),
+    }),
+    result: z.object({
+      /** The owner's window (X: the selection owner); null when nothing owns it. */
+      owner_window: uint.nullable(),
+      /** The owner's pid, null when unknown (a client with no window carrying a pid). */
+      owner_pid: uint.nullable(),
+      /** The owner process's name as the OS records it, when its pid is known. */
+      owner_name: z.string().nullable().optional(),
+      /** The top-level window holding the keyboard focus, and its pid. */
+      focus_window: uint.nullable(),
+      focus_pid: uint.nullable(),
+      /** What the owner offers, by the platform's names (X: atom names). */
+      targets: z.array(z.string()),
+      /** The owner marks the content secret (X: the x-kde-passwordManagerHint target password managers add); its text is never read. */
+      secret_hint: z.boolean(),
+      /** The text (read_text only); null when the owner offers none, or it is secret. */
+      text: z.string().nullable(),
+      /** Size of the text the owner offered, in bytes (0 when not read). */
+      bytes: uint,
+      truncated: z.boolean(),
+    }),
+  },
+  clipboard_set: {
+    mutates: false,
+    capability: "clipboard.set",
+    /**
+     * Put text on a selection, held by a process that outlives the helper
+     * (the selection dies with its owner); text null clears the selection.
+     */
+    args: z.object({ selection: Selection, text: z.string().nullable() }),
+    result: z.object({
+      /** The process now holding the text (null when cleared). */
+      owner_pid: uint.nullable(),
+      /** true only once the ownership (or the clearing) was confirmed. */
+      set: z.boolean(),
+    }),
+  },
+  paste: {
+    mutates: true,
+    capability: "clipboard.paste",
+    /**
+     * Own the selection with `text`, send `chord` under the focus guard (as
+     * input's `focus`: FOCUS_MISMATCH and nothing sent, the clipboard
+     * untouched, when the focus is elsewhere), answer the target's requests
+     * until one got the text and ~150 ms passed quiet (or wait_ms), then put
+     * back the previous text (restore).
+     */
+    args: z.object({
+      selection: Selection,
+      text: z.string(),
+      chord: z.array(z.string()).min(1),
+      focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }),
+      restore: z.boolean(),
+      wait_ms: z.number().int().min(0).max(10000),
+    }),
+    result: z.object({
+      /** Requests answered with the text; 0: the target never asked for it. */
+      served: uint,
+      /** text: the previous text is back; cleared: there was none; not_restorable: it was not text (or secret): the selection is left empty; skipped: restore false, or another client took the selection meanwhile. */
+      restored: z.enum(["text", "cleared", "not_restorable", "skipped"]),
+      chars: uint,
+      focus_window: uint.nullable().optional(),
+    }),
+  },
   // ---- end clipboard
 
   // ---- 2.1 (issue 13) menus

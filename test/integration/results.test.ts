@@ -40,6 +40,11 @@ const RUNS: [CommandName, string[], { stdin?: string }?][] = [
   ["perform-secondary-action", [...app, "--element-index", "6", "--action", "toggle-extra"]],
   ["run", [], { stdin: JSON.stringify({ app: "fixture-app", steps: [{ action: "click", elementIndex: 1 }, { action: "wait", ms: 1 }], noScreenshot: true }) }],
   ["policy-check", app],
+  // ---- issue 13: clipboard
+  ["clipboard-set", ["--text", "copied", "--confirm-cmd", "/bin/true"]],
+  ["clipboard-get", []],
+  ["paste", [...app, "--text", "pasted", ...fg]],
+  // ---- end clipboard
   ["pause", ["--reason", "contract check"]],
   ["resume", []],
 ];

@@ -31,6 +31,11 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     set_accessibility: { enabled: true },
     focused_element: { pid: 4242 },
     settle: { pid: 4242, quiet_ms: 50, max_ms: 200 },
+    // ---- issue 13: clipboard
+    clipboard_get: { selection: "clipboard", read_text: false, max_bytes: 1024 },
+    clipboard_set: { selection: "clipboard", text: null },
+    paste: { selection: "clipboard", text: "x", chord: ["ctrl", "v"], focus: { window_id: FIXTURE_WINDOW, pid: 4242, activate: false }, restore: true, wait_ms: 100 },
+    // ---- end clipboard
   };
 }
 
@@ -38,7 +43,14 @@ describe("capability gate", () => {
   const gated = (Object.keys(OPS) as OpName[]).filter((op) => OPS[op].capability !== null);
 
   it("covers every op that names a capability", () => {
-    expect(gated.sort()).toEqual(["focused_element", "get_tree", "hit_test", "list_apps", "list_windows", "permissions", "screenshot", "set_accessibility", "settle", "watch_user_input"]);
+    expect(gated.sort()).toEqual(
+      [
+        "focused_element", "get_tree", "hit_test", "list_apps", "list_windows", "permissions", "screenshot", "set_accessibility", "settle", "watch_user_input",
+        // ---- issue 13: clipboard
+        "clipboard_get", "clipboard_set", "paste",
+        // ---- end clipboard
+      ].sort(),
+    );
   });
 
   for (const op of gated) {

@@ -85,6 +85,15 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
         // ---- end lifecycle
 
         // ---- issue 13: clipboard
+        "clipboard.get" if x => live("GetSelectionOwner + ConvertSelection to the helper's own window (TARGETS, then UTF8_STRING, STRING, TEXT; INCR read, cut at 8 MiB), each answer awaited at most 2 s; owner pid from _NET_WM_PID, the client leader's, or a managed window of the same X client (null for a client without one, e.g. xclip); never converts text whose targets carry x-kde-passwordManagerHint"),
+        "clipboard.get" => no_x("no selections"),
+        "clipboard.set" if x => live("a detached owner: this binary re-executed with --own-selection, the text on its stdin, forked into its own session; it takes the selection at a server timestamp, confirms it with GetSelectionOwner and serves TARGETS, TIMESTAMP, UTF8_STRING, text/plain;charset=utf-8, TEXT, STRING, text/plain (no MULTIPLE, no INCR: at most 4 MiB) until SelectionClear; text nil: SetSelectionOwner None"),
+        "clipboard.set" => no_x("no selections"),
+        "clipboard.paste" => match ext {
+            Some(e) if e.xtest.is_some() => live("focus guard first (activation once), then the previous text read (not when marked secret), the selection owned in-process, the chord sent by XTest under the guard, requests served until one was answered with the text and 150 ms passed quiet (or wait_ms), then the previous text handed to a detached owner (or the selection cleared)"),
+            Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
+            None => no_x("no input"),
+        },
         // ---- end clipboard
 
         // ---- issue 13: menus
@@ -178,6 +187,13 @@ enum Msg {
 }
 
 fn main() {
+    // ---- issue 13: clipboard
+    // The detached selection owner (ops/clipboard.rs): before anything starts a thread.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().take(3).collect();
+    if args.get(1).is_some_and(|a| a == "--own-selection") {
+        std::process::exit(ops::clipboard::own_selection_main(&args));
+    }
+    // ---- end clipboard
     std::process::exit(run());
 }
 

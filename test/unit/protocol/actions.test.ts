@@ -19,9 +19,14 @@ describe("the action table", () => {
   it("is the inventory: steps, commands, summaries, results, handlers and needs, in one order", () => {
     expect(ACTIONS).toEqual(Object.keys(ACTION_DECLS));
     expect(Step.options.map((o) => o.shape.action.value)).toEqual([...ACTIONS]);
-    expect(ACTION_COMMANDS).toEqual(["click", "set-value", "type-text", "press-key", "hotkey", "scroll", "drag", "select-text", "focus", "perform-secondary-action"]);
+    expect(ACTION_COMMANDS).toEqual([
+      "click", "set-value", "type-text", "press-key", "hotkey", "scroll", "drag", "select-text", "focus", "perform-secondary-action",
+      // ---- issue 13: clipboard
+      "paste",
+      // ---- end clipboard
+    ]);
     // The action commands sit where they always did in the command inventory.
-    expect(COMMANDS.slice(6, 16)).toEqual([...ACTION_COMMANDS]);
+    expect(COMMANDS.slice(6, 6 + ACTION_COMMANDS.length)).toEqual([...ACTION_COMMANDS]);
     for (const c of ACTION_COMMANDS) {
       expect(isActionCommand(c)).toBe(true);
       expect(COMMAND_SUMMARY[c]).toBe(ACTION_DECLS[c].summary);

@@ -218,6 +218,9 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         // ---- end lifecycle
 
         // ---- issue 13: clipboard
+        "clipboard_get" => read_op(ctx, id, op, deadline_ms, &args, clipboard::get_op).await,
+        "clipboard_set" => read_op(ctx, id, op, deadline_ms, &args, clipboard::set).await,
+        "paste" => clipboard::paste(ctx, id, deadline_ms, &args).await,
         // ---- end clipboard
 
         // ---- issue 13: menus

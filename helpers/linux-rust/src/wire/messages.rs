@@ -43,6 +43,11 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "screenshot.popups",
     // 2.0: screenshot's region and max_width (crop and scale in the helper).
     "screenshot.scale",
+    // ---- issue 13: clipboard
+    "clipboard.get",
+    "clipboard.set",
+    "clipboard.paste",
+    // ---- end clipboard
 ];
 
 // ------------------------------------------------------------------ frames

@@ -6,6 +6,7 @@ pub mod focus;
 pub mod input;
 pub mod keys;
 pub mod pointer;
+pub mod selection;
 pub mod watch;
 pub mod windows;
 
