@@ -24,6 +24,8 @@ import { auditAppId } from "../engine/safety.ts";
 import { pause as pauseFlag, resume as resumeFlag } from "../audit/pause.ts";
 import { scrubError, scrubStepErrors, scrubText, secretsOf } from "../protocol/scrub.ts";
 import { auditSourceOf, isAgentMode, operatorOnlyError, type Caller } from "../protocol/caller.ts";
+// issue 13: menus
+import { menuClick, menuList } from "./menus.ts";
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -340,6 +342,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  "menu-list": (engine, args) => menuList(engine, args, () => permissionGate(engine)),
+  "menu-click": (engine, args) => menuClick(engine, args, () => permissionGate(engine)),
   // ---- end menus
 };
 

@@ -4,6 +4,8 @@
 // flag of a field is its kebab-case name (elementIndex -> --element-index).
 import { z } from "zod";
 import { ACTION_ARGS, ACTION_SUMMARY, ACTIONS, app, windowId, windowIndex } from "./actions.ts";
+// issue 13: menus
+import { MENU_ARGS, MENU_SUMMARY } from "./menus.ts";
 
 // The action commands' arguments are derived from the action declarations
 // (src/protocol/actions.ts); the shared fields and types live there too.
@@ -50,6 +52,8 @@ export const ARGS = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  // menu-list, menu-click (src/protocol/menus.ts)
+  ...MENU_ARGS,
   // ---- end menus
 } as const;
 
@@ -78,6 +82,7 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  ...MENU_SUMMARY,
   // ---- end menus
 };
 
@@ -95,6 +100,8 @@ export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(
   // ---- end clipboard
 
   // ---- issue 13: menus
+  // menu-list with an element opens its context menu: it asks checkPaused("menu-click") then.
+  "menu-click",
   // ---- end menus
 ]);
 

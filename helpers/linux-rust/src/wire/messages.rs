@@ -43,6 +43,10 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "screenshot.popups",
     // 2.0: screenshot's region and max_width (crop and scale in the helper).
     "screenshot.scale",
+    // ---- issue 13: menus
+    "menu_tree",
+    "menu_close",
+    // ---- end menus
 ];
 
 // ------------------------------------------------------------------ frames
