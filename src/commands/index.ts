@@ -27,6 +27,8 @@ import { auditSourceOf, isAgentMode, operatorOnlyError, type Caller } from "../p
 // ---- issue 13: clipboard
 import { clipboardGet, clipboardSet } from "./clipboard.ts";
 // ---- end clipboard
+// issue 13: menus
+import { menuClick, menuList } from "./menus.ts";
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -348,6 +350,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  "menu-list": (engine, args) => menuList(engine, args, () => permissionGate(engine)),
+  "menu-click": (engine, args) => menuClick(engine, args, () => permissionGate(engine)),
   // ---- end menus
 };
 

@@ -45,6 +45,12 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   clipboard_set: 8_000,
   paste: 10_000,
   // ---- end clipboard
+  // ---- issue 13: menus
+  // A menu bar of a few hundred items: each a handful of pipelined calls.
+  menu_tree: 15_000,
+  // Bounded by its own 1 s wait for the menu to leave the screen.
+  menu_close: 5_000,
+  // ---- end menus
 };
 
 /** Input step kinds that move or press the pointer, and those that press keys. */

@@ -7,6 +7,8 @@ import { ACTION_ARGS, ACTION_SUMMARY, ACTIONS, app, windowId, windowIndex } from
 // ---- issue 13: clipboard
 import { ClipboardSelection, MAX_CLIPBOARD_READ_BYTES } from "./actions.ts";
 // ---- end clipboard
+// issue 13: menus
+import { MENU_ARGS, MENU_SUMMARY } from "./menus.ts";
 
 // The action commands' arguments are derived from the action declarations
 // (src/protocol/actions.ts); the shared fields and types live there too.
@@ -63,6 +65,8 @@ export const ARGS = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  // menu-list, menu-click (src/protocol/menus.ts)
+  ...MENU_ARGS,
   // ---- end menus
 } as const;
 
@@ -93,6 +97,7 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  ...MENU_SUMMARY,
   // ---- end menus
 };
 
@@ -111,6 +116,8 @@ export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(
   // ---- end clipboard
 
   // ---- issue 13: menus
+  // menu-list with an element opens its context menu: it asks checkPaused("menu-click") then.
+  "menu-click",
   // ---- end menus
 ]);
 

@@ -238,6 +238,76 @@ const PermissionCheck = z.strictObject({
 
 // ---------------------------------------------------------------- per command
 
+// ---- issue 13: menus (src/commands/menus.ts)
+/** One item of a menu, with its submenu's items (`menu list`). */
+export const MenuEntry: z.ZodType<MenuEntryOut> = z
+  .strictObject({
+    name: str.describe("the item's name (surrounding blanks trimmed)"),
+    path: str.describe('what menu click --path takes: names from the top joined by ">", a ">" in a name written "\\>"'),
+    role: Role,
+    enabled: z.boolean().describe("false: activating it is refused (MENU_ITEM_DISABLED)"),
+    checked: z.boolean().nullable().describe("check and radio items: whether checked; null when the item is not one, or the toolkit does not say it is"),
+    shortcut: str.nullable().describe('its keyboard shortcut in deckhand\'s key names ("ctrl+s"), null when none or not exposed'),
+    submenu: z.boolean().describe("it opens a submenu (children)"),
+    get children() {
+      return z.array(MenuEntry).describe("the submenu's items (empty for an item, or when max-items cut them)");
+    },
+  })
+  .meta({ id: "MenuEntry", description: "one item of a menu, with its submenu's items" });
+export interface MenuEntryOut {
+  name: string;
+  path: string;
+  role: z.output<typeof Role>;
+  enabled: boolean;
+  checked: boolean | null;
+  shortcut: string | null;
+  submenu: boolean;
+  children: MenuEntryOut[];
+}
+
+/** How a context menu opened for the command was closed again. */
+const ContextMenuReport = z
+  .strictObject({
+    element: z.strictObject({ index: uint, role: Role, name: str }).describe("the element whose context menu was opened"),
+    opened: z.boolean().describe("its show_menu action was sent (a mutation)"),
+    closed: z.boolean().describe("the popup is gone again"),
+    closedBy: z.enum(["accessibility", "escape", "activation"]).nullable().describe("how: an accessibility call, Escape through the focus-guarded keyboard (foreground grant), the activated item closing it; null when left open"),
+    note: str.describe("what happened, in words (e.g. why it was left open)"),
+  })
+  .meta({ id: "ContextMenuReport", description: "a context menu opened through an element's show_menu action, and whether it was closed again" });
+
+const MenuListResult = z.strictObject({
+  app: z.strictObject({ name: str, pid: uint }),
+  windowId: uint,
+  source: z.enum(["menu_bar", "context_menu"]),
+  items: z.array(MenuEntry).describe("the top level: the menu bar's menus, or the context menu's items"),
+  itemCount: uint.describe("items listed, at every level"),
+  truncated: z.boolean().describe("max-items (or a depth or call bound) cut the listing"),
+  contextMenu: ContextMenuReport.nullable(),
+});
+
+const MenuClickResult = z.strictObject({
+  app: z.strictObject({ name: str, pid: uint }),
+  windowId: uint,
+  path: str.describe("the path as matched: each level's item name"),
+  item: z.strictObject({ name: str, role: Role }).describe("the item activated"),
+  opened: z.array(str).describe("the submenus opened on the way, in order"),
+  activated: z.literal(true),
+  delivery: Delivery,
+  route: Route,
+  nativeAction: str.nullable().describe("the platform action that activated it"),
+  verification: z
+    .strictObject({
+      verified: z.boolean().nullable().describe("true only when a predicate was read back"),
+      predicate: str.nullable().describe("what was read back"),
+      menuClosed: z.boolean().nullable().describe("the menu is off the screen after the activation (closed by the app, or by deckhand through accessibility); null when not known"),
+      checked: z.strictObject({ before: z.boolean().nullable(), after: z.boolean().nullable() }).nullable().describe("a check or radio item's state before and after"),
+    })
+    .describe("what was read back after the activation"),
+  contextMenu: ContextMenuReport.nullable(),
+});
+// ---- end menus
+
 export const RESULTS = {
   capabilities: z.strictObject({
     deckhand: z.strictObject({ version: str, protocol: str.describe("helper wire protocol, major.minor") }),
@@ -375,6 +445,8 @@ export const RESULTS = {
   // ---- end clipboard
 
   // ---- issue 13: menus
+  "menu-list": MenuListResult,
+  "menu-click": MenuClickResult,
   // ---- end menus
 } as const satisfies Record<CommandName, z.ZodType>;
 

@@ -116,6 +116,10 @@ export const CAPABILITY_KEYS = Object.freeze([
   // ---- end clipboard
 
   // ---- 2.1 (issue 13) menus
+  // menu_tree: a window's menu bar (or a node's subtree), closed menus included.
+  "menu_tree",
+  // menu_close: close a menu opened through accessibility, through accessibility.
+  "menu_close",
   // ---- end menus
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
@@ -581,6 +585,60 @@ export const OPS = {
   // ---- end clipboard
 
   // ---- 2.1 (issue 13) menus
+  menu_tree: {
+    mutates: false,
+    capability: "menu_tree",
+    /**
+     * A window's menu bar(s) (root null), or one node's subtree (root: an
+     * open popup's node, a submenu), walked whether its menus are open or
+     * not: the toolkit keeps a closed menu's items as accessibles, which
+     * get_tree (showing nodes only) leaves out. Paths are from the window's
+     * root as get_tree's are, so an item's locator works with element_action.
+     * A window whose accessible the toolkit does not list (a popup it keeps
+     * apart) has no roots.
+     */
+    args: z.object({
+      pid: uint,
+      window_id: uint,
+      root: WireLocator.nullable(),
+      max_nodes: z.number().int().min(1).max(5000),
+      max_depth: z.number().int().min(1).max(32),
+    }),
+    result: z.object({
+      /** The menu bars found (root null), or the root node; empty: no menu bar. */
+      roots: z.array(WireNode),
+      /** Every node below the roots, pre-order; separators left out. */
+      items: z.array(
+        z.object({
+          node: WireNode,
+          /** 0: a child of a root. */
+          depth: uint,
+          /** In deckhand's key names ("ctrl+s"); null: none, or the toolkit does not say (a Qt item with a mnemonic). */
+          shortcut: z.string().nullable(),
+          /** item: activated by a press; submenu: opens a menu; group: the menu a submenu's opener holds as a node of its own (its children are the submenu's). */
+          kind: z.enum(["item", "submenu", "group"]),
+          /** A check or radio item: without the checked state it is unchecked. */
+          checkable: z.boolean(),
+          /** On screen now: its menu is open. */
+          showing: z.boolean(),
+        }),
+      ),
+      truncated: z.boolean(),
+      calls: uint,
+    }),
+  },
+  menu_close: {
+    mutates: true,
+    capability: "menu_close",
+    /**
+     * Close the menu `opener` opened (a menu bar's entry, a submenu's opener),
+     * through accessibility only (no input): closed says whether its items
+     * left the screen; method what was called (null: nothing was open, or no
+     * accessibility way exists, then closed is false).
+     */
+    args: z.object({ pid: uint, window_id: uint, opener: WireLocator }),
+    result: z.object({ closed: z.boolean(), method: z.string().nullable() }),
+  },
   // ---- end menus
 } as const;
 

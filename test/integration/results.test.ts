@@ -45,6 +45,10 @@ const RUNS: [CommandName, string[], { stdin?: string }?][] = [
   ["clipboard-get", []],
   ["paste", [...app, "--text", "pasted", ...fg]],
   // ---- end clipboard
+  // ---- issue 13: menus
+  ["menu-list", app],
+  ["menu-click", [...app, "--path", "File>New"]],
+  // ---- end menus
   ["pause", ["--reason", "contract check"]],
   ["resume", []],
 ];

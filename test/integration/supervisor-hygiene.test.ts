@@ -36,6 +36,10 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     clipboard_set: { selection: "clipboard", text: null },
     paste: { selection: "clipboard", text: "x", chord: ["ctrl", "v"], focus: { window_id: FIXTURE_WINDOW, pid: 4242, activate: false }, restore: true, wait_ms: 100 },
     // ---- end clipboard
+    // ---- issue 13: menus
+    menu_tree: { pid: 4242, window_id: FIXTURE_WINDOW, root: null, max_nodes: 10, max_depth: 4 },
+    menu_close: { pid: 4242, window_id: FIXTURE_WINDOW, opener: { path: [9, 0], role: "menu", native_role: "menu", name: "File", identifier: "menu-file" } },
+    // ---- end menus
   };
 }
 
@@ -49,6 +53,9 @@ describe("capability gate", () => {
         // ---- issue 13: clipboard
         "clipboard_get", "clipboard_set", "paste",
         // ---- end clipboard
+        // ---- issue 13: menus
+        "menu_close", "menu_tree",
+        // ---- end menus
       ].sort(),
     );
   });

@@ -97,6 +97,8 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
         // ---- end clipboard
 
         // ---- issue 13: menus
+        "menu_tree" => live("the window's menu bar(s) (a bounded search of its on-screen nodes) or one node's subtree, walked whether its menus are open or not (menus, popup menus and the items holding them; separators left out), bounded by max_nodes, max_depth and a call budget; shortcut from Action.GetKeyBinding (ATK's accelerator field; Qt 5's single field, a lone mnemonic dropped). Run live on GTK 3 (fixture, mousepad) and Qt 5 (fixture, featherpad); a window whose accessible is not among the app's top-level accessibles (Qt 5 popups) has no roots"),
+        "menu_close" => live("Selection.ClearSelection on the menu shell holding the opener (GTK 3 menu bars and menus), else the opener's show-menu action again (Qt 5 toggles its menu); then waits up to 1 s for the items to leave the screen. Run live on GTK 3 and Qt 5"),
         // ---- end menus
         _ => Capability { supported: false, verified: "unverified".into(), note: None },
     }

@@ -147,6 +147,144 @@ pub fn untranslated_action(localized: &str) -> Option<String> {
     KNOWN.contains(&lower.as_str()).then_some(lower)
 }
 
+/// The neutral shortcut of a menu item, from its AT-SPI key binding
+/// (Action.GetKeyBinding, also the third string of each GetActions entry).
+///
+/// ATK (GTK 3, at-spi2-atk) gives three fields, "mnemonic;mnemonic from the
+/// menu bar;accelerator" ("s;<Alt>f:s;<Primary>s"): the third, in GTK's
+/// accelerator syntax, is the shortcut (empty: none). Qt 5 gives one field:
+/// the item's mnemonic ("Alt+F") when its label has one, else its shortcut
+/// ("Ctrl+Shift+S", "Ctrl++", "Ctrl+K, Ctrl+C"): a lone alt + letter or
+/// digit in that form is the mnemonic, not a shortcut (None), and the
+/// shortcut of an item with a mnemonic cannot be read at all.
+///
+/// The result uses deckhand's key names (src/protocol/keys.ts, what hotkey
+/// takes): modifiers ctrl, alt, shift, super in that order, then the key (a
+/// lower-case letter, or a name: "Delete", "Page_Up", "F11", "plus"), joined
+/// by "+": "ctrl+shift+s". A sequence of chords is space-separated. None:
+/// no shortcut, or one this mapping cannot read.
+pub fn shortcut(binding: &str) -> Option<String> {
+    let fields: Vec<&str> = binding.split(';').collect();
+    if fields.len() >= 3 {
+        return gtk_accelerator(fields[2].trim());
+    }
+    let text = fields[0].trim();
+    if text.is_empty() {
+        return None;
+    }
+    let chords: Vec<&str> = text.split(", ").map(str::trim).filter(|c| !c.is_empty()).collect();
+    let mut out = Vec::new();
+    for c in &chords {
+        let (mods, key) = qt_chord(c)?;
+        // Qt's form of a mnemonic: the label's underlined character with alt.
+        if chords.len() == 1 && mods == ["alt"] && key.chars().count() == 1 && key.chars().all(char::is_alphanumeric) {
+            return None;
+        }
+        out.push(join_chord(&mods, &key));
+    }
+    (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// Modifier names of both syntaxes -> deckhand's.
+fn modifier(name: &str) -> Option<&'static str> {
+    match name.to_ascii_lowercase().as_str() {
+        "primary" | "control" | "ctrl" | "ctl" => Some("ctrl"),
+        "shift" | "shft" => Some("shift"),
+        "alt" | "mod1" => Some("alt"),
+        "super" | "meta" | "hyper" | "mod4" => Some("super"),
+        _ => None,
+    }
+}
+
+/// A key name of either syntax -> deckhand's (X keysym names, as keys.ts
+/// spells them; one letter lower-case).
+fn key_name(raw: &str) -> Option<String> {
+    let k = raw.trim();
+    if k.is_empty() {
+        return None;
+    }
+    if k.chars().count() == 1 {
+        let c = k.chars().next()?;
+        return Some(match c {
+            '+' => "plus".into(),
+            ' ' => "space".into(),
+            c if c.is_ascii_alphabetic() => c.to_ascii_lowercase().to_string(),
+            c => c.to_string(),
+        });
+    }
+    let named = match k.to_ascii_lowercase().as_str() {
+        "pgup" | "page up" | "page_up" | "prior" => "Page_Up",
+        "pgdown" | "pgdn" | "page down" | "page_down" | "next" => "Page_Down",
+        "del" | "delete" => "Delete",
+        "ins" | "insert" => "Insert",
+        "esc" | "escape" => "Escape",
+        "backspace" => "BackSpace",
+        "return" | "enter" => "Return",
+        "space" => "space",
+        "tab" => "Tab",
+        "backtab" | "iso_left_tab" => "ISO_Left_Tab",
+        "home" => "Home",
+        "end" => "End",
+        "left" => "Left",
+        "right" => "Right",
+        "up" => "Up",
+        "down" => "Down",
+        "print" => "Print",
+        "menu" => "Menu",
+        _ => "",
+    };
+    if !named.is_empty() {
+        return Some(named.into());
+    }
+    // F1..F35 in any case; any other keysym name as it is (GTK gives X
+    // keysym names: "plus", "minus", "KP_Add").
+    if let Some(n) = k.strip_prefix(['F', 'f']).filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit())) {
+        return Some(format!("F{}", n.trim_start_matches('0')));
+    }
+    k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_').then(|| k.to_string())
+}
+
+fn join_chord(mods: &[&'static str], key: &str) -> String {
+    let mut parts: Vec<&str> = ["ctrl", "alt", "shift", "super"].into_iter().filter(|m| mods.contains(m)).collect();
+    parts.push(key);
+    parts.join("+")
+}
+
+/// GTK's accelerator syntax: "<Primary><Shift>s", "Delete", "F11". None for
+/// an empty one or a modifier this mapping does not know.
+fn gtk_accelerator(accel: &str) -> Option<String> {
+    let mut rest = accel;
+    let mut mods: Vec<&'static str> = Vec::new();
+    while let Some(r) = rest.strip_prefix('<') {
+        let end = r.find('>')?;
+        let name = &r[..end];
+        if !name.eq_ignore_ascii_case("release") {
+            mods.push(modifier(name)?);
+        }
+        rest = &r[end + 1..];
+    }
+    let key = key_name(rest)?;
+    Some(join_chord(&mods, &key))
+}
+
+/// One Qt chord ("Ctrl+Shift+S", "Ctrl++", "Alt+Right"): modifiers, key.
+fn qt_chord(chord: &str) -> Option<(Vec<&'static str>, String)> {
+    let mut rest = chord;
+    let mut mods: Vec<&'static str> = Vec::new();
+    loop {
+        let Some(plus) = rest.find('+') else { break };
+        // "Ctrl++": the key is "+" itself.
+        if plus == 0 {
+            break;
+        }
+        let Some(m) = modifier(&rest[..plus]) else { break };
+        mods.push(m);
+        rest = &rest[plus + 1..];
+    }
+    let key = key_name(rest)?;
+    Some((mods, key))
+}
+
 /// The neutral id of one of this helper's permission checks (its own,
 /// platform id goes to `native_id`).
 pub fn permission_id(native_id: &str) -> &str {
@@ -358,6 +496,50 @@ mod tests {
                 let pressy = matches!(action(name, role_), ActionName::Press | ActionName::Toggle);
                 assert_eq!(clicks, pressy, "{name:?} on {role_:?}");
             }
+        }
+    }
+
+    /// Key bindings as GTK 3 (ATK's three fields) and Qt 5 (one field) give
+    /// them, read live from mousepad, featherpad and the fixtures.
+    #[test]
+    fn shortcuts() {
+        for (binding, want) in [
+            // GTK 3: the third field is the accelerator.
+            ("s;<Alt>f:s;<Primary>s", Some("ctrl+s")),
+            ("a;<Alt>f:a;<Primary><Shift>s", Some("ctrl+shift+s")),
+            ("d;<Alt>e:d;Delete", Some("Delete")),
+            ("f;<Alt>v:f;F11", Some("F11")),
+            ("u;<Alt>e:m:u;<Alt>Up", Some("alt+Up")),
+            ("o;<Alt>e:r:o;<Primary><Alt>u", Some("ctrl+alt+u")),
+            ("t;<Alt>f:t;<Control>w", Some("ctrl+w")),
+            ("x;<Alt>v:x;<Shift><Primary>Page_Up", Some("ctrl+shift+Page_Up")),
+            ("z;<Alt>v:z;<Primary>plus", Some("ctrl+plus")),
+            ("p;<Alt>f:p;<Super>p", Some("super+p")),
+            // No accelerator: a menu bar's item, an item with a mnemonic only.
+            ("<Alt>f;<Alt>f;", None),
+            ("w;<Alt>d:w;", None),
+            ("", None),
+            (";;", None),
+            // An unknown modifier is not guessed.
+            ("q;;<Wobble>q", None),
+            // Qt 5: one field, the shortcut...
+            ("Ctrl+N", Some("ctrl+n")),
+            ("Ctrl+Shift+S", Some("ctrl+shift+s")),
+            ("Ctrl+Alt+P", Some("ctrl+alt+p")),
+            ("Alt+Right", Some("alt+Right")),
+            ("Ctrl++", Some("ctrl+plus")),
+            ("Ctrl+PgUp", Some("ctrl+Page_Up")),
+            ("Del", Some("Delete")),
+            ("F2", Some("F2")),
+            ("Meta+E", Some("super+e")),
+            ("Shift+Alt+Q", Some("alt+shift+q")),
+            ("Ctrl+K, Ctrl+C", Some("ctrl+k ctrl+c")),
+            // ...or the label's mnemonic, which is not a shortcut.
+            ("Alt+F", None),
+            ("Alt+p", None),
+            ("Alt+1", None),
+        ] {
+            assert_eq!(shortcut(binding).as_deref(), want, "{binding:?}");
         }
     }
 

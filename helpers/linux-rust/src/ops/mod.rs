@@ -224,6 +224,8 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         // ---- end clipboard
 
         // ---- issue 13: menus
+        "menu_tree" => read_op(ctx, id, op, deadline_ms, &args, |a, _| menus::menu_tree(ctx, a)).await,
+        "menu_close" => menus::menu_close(ctx, id, deadline_ms, &args).await,
         // ---- end menus
         other => Response::err(
             id,

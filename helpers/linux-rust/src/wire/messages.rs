@@ -48,6 +48,10 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "clipboard.set",
     "clipboard.paste",
     // ---- end clipboard
+    // ---- issue 13: menus
+    "menu_tree",
+    "menu_close",
+    // ---- end menus
 ];
 
 // ------------------------------------------------------------------ frames

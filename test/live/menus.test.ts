@@ -1,0 +1,321 @@
+// Menus by path (issue 13) on a real desktop: `menu list` and `menu click`
+// against the GTK3 and Qt5 fixtures (test/fixtures/apps/fixture_app.py and
+// qt5_fixture.py log every menu activation) and two real editors, mousepad
+// (GTK3) and FeatherPad (Qt5). Rows: test/live/matrix/rows.ts ("menus.").
+// Every test ends with no menu of its app open (no popup window).
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeLive, launchApp, launchAppTree, launchFixture, launchFixtureScript, QT5_FIXTURE, useDesktop, waitUntil, type App, type Fixture, type TreeApp } from "./harness.ts";
+import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
+import { proveOracles, since, unexpectedEvents } from "./matrix/oracles.ts";
+import { metric, record } from "./matrix/results.ts";
+import { ROWS } from "./matrix/rows.ts";
+import { observeTimed, waitAccessible } from "./matrix/toolkit.ts";
+
+const FILE = "menus.test.ts";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describeLive("menus by path", () => {
+  const desktop = useDesktop();
+  let bg: Serve;
+  let fg: Serve;
+  beforeAll(async () => {
+    requireBuild();
+    await proveOracles(desktop);
+    const stateDir = newStateDir();
+    bg = new Serve(desktop, { stateDir });
+    fg = new Serve(desktop, { stateDir, args: ["--allow-foreground"] });
+  }, 90_000);
+  afterAll(async () => {
+    await bg?.close();
+    await fg?.close();
+  });
+
+  const rowIt = (id: string, fn: () => Promise<void>, timeout = 90_000) => {
+    const r = ROWS.find((x) => x.id === id);
+    if (!r) throw new Error(`no matrix row ${id}`);
+    it(`${id}: ${r.action} -> ${r.expect}`, () => record(id, FILE, fn), timeout);
+  };
+
+  /** A request, timed (ms), as {ok, result, error}. */
+  async function timed(s: Serve, command: string, args: Record<string, unknown>): Promise<{ r: any; ms: number }> {
+    const t0 = performance.now();
+    const r = await s.request(command, args);
+    return { r, ms: Math.round(performance.now() - t0) };
+  }
+  /** The app's popup windows (an open menu is one). */
+  async function popups(pid: number): Promise<number[]> {
+    const w = await bg.ok("list-windows", { app: `pid:${pid}` });
+    return w.windows.filter((x: any) => x.popup).map((x: any) => x.windowId);
+  }
+  async function expectNoMenuOpen(pid: number): Promise<void> {
+    // A menu closes in the app's next frames: a short bounded wait.
+    const open = await waitUntil("no popup window of the app", 3000, async () => ((await popups(pid)).length === 0 ? true : undefined)).catch(async () => popups(pid));
+    expect(open, "a menu of the app is still open").toBe(true);
+  }
+  const find = (items: any[], path: string): any => {
+    for (const e of items) {
+      if (e.path === path) return e;
+      const inner = find(e.children, path);
+      if (inner) return inner;
+    }
+    return undefined;
+  };
+
+  // ---------------------------------------------------------------- GTK3 fixture
+  describeLive("GTK3 fixture", () => {
+    let f: Fixture;
+    let win: number;
+    const app = () => `pid:${f.pid}`;
+    beforeAll(async () => {
+      f = await launchFixture(desktop);
+      win = (f.events().find((e) => e.event === "ready") as any).windows.find((w: any) => w.title === "deckhand fixture").xid;
+    }, 60_000);
+    afterAll(async () => {
+      await f?.stop();
+    });
+    /** What the fixture logged since mark apart from menu activations and the focus moves a menu's grab causes. */
+    const others = (mark: number) => unexpectedEvents(f, mark, (e) => e.event === "menu" || e.event === "focus");
+
+    rowIt("menus.fixture.list", async () => {
+      const mark = f.events().length;
+      const { r, ms } = await timed(bg, "menu-list", { app: app(), windowId: win });
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      metric("menus.fixture.list", "list_ms", ms);
+      metric("menus.fixture.list", "items", r.result.itemCount);
+      console.log(`[menus] fixture menu list: ${ms} ms, ${r.result.itemCount} items`);
+      expect(r.result.items.map((e: any) => e.name)).toEqual(["File", "Edit", "View"]);
+      expect(find(r.result.items, "File>Recent>One")).toMatchObject({ enabled: true, submenu: false });
+      expect(find(r.result.items, "File>Save As…")).toMatchObject({ shortcut: "ctrl+shift+s" });
+      expect(find(r.result.items, "View>Word Wrap")).toMatchObject({ checked: false, shortcut: "ctrl+shift+w", enabled: true });
+      expect(find(r.result.items, "View>Zoom In")).toMatchObject({ shortcut: "ctrl+plus", checked: null });
+      expect(find(r.result.items, "View>Print Preview")).toMatchObject({ enabled: false });
+      expect(find(r.result.items, "View>Small Icons")).toMatchObject({ checked: true });
+      expect(find(r.result.items, "View>Large Icons")).toMatchObject({ checked: false });
+      expect(find(r.result.items, "View>Legacy")).toMatchObject({ enabled: false, submenu: true });
+      expect(find(r.result.items, "View>Panels>Sidebar")).toMatchObject({ checked: false });
+      expect(r.result.truncated).toBe(false);
+      expect(since(f, mark).filter((e) => e.event === "menu")).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.fixture.click-nested", async () => {
+      const mark = f.events().length;
+      const { r, ms } = await timed(bg, "menu-click", { app: app(), windowId: win, path: "View>Panels>Sidebar" });
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      metric("menus.fixture.click-nested", "click_ms", ms);
+      console.log(`[menus] fixture menu click View>Panels>Sidebar: ${ms} ms`);
+      expect(r.result).toMatchObject({ path: "View>Panels>Sidebar", opened: ["View", "Panels"], activated: true, route: "accessibility" });
+      expect(r.result.verification).toMatchObject({ verified: true, menuClosed: true, checked: { before: false, after: true } });
+      await f.waitFor((e) => e.event === "menu", 5000, mark);
+      await sleep(300);
+      expect(since(f, mark).filter((e) => e.event === "menu")).toEqual([expect.objectContaining({ item: "Sidebar", path: "View/Panels/Sidebar", active: true })]);
+      expect(others(mark)).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.fixture.refuse.missing", async () => {
+      const mark = f.events().length;
+      const r = await bg.request("menu-click", { app: app(), windowId: win, path: "View>Panels>Toolbar" });
+      expect(r.error?.code, JSON.stringify(r)).toBe("MENU_ITEM_NOT_FOUND");
+      expect(r.error!.details).toMatchObject({ level: 3, available: "Sidebar", delivery: "not_dispatched" });
+      await sleep(300);
+      expect(since(f, mark)).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.fixture.refuse.disabled", async () => {
+      const mark = f.events().length;
+      const item = await bg.request("menu-click", { app: app(), windowId: win, path: "View>Print Preview" });
+      expect(item.error?.code, JSON.stringify(item)).toBe("MENU_ITEM_DISABLED");
+      expect(item.error!.details).toMatchObject({ level: 2, name: "Print Preview" });
+      const via = await bg.request("menu-click", { app: app(), windowId: win, path: "View>Legacy>Old Thing" });
+      expect(via.error?.code, JSON.stringify(via)).toBe("MENU_ITEM_DISABLED");
+      expect(via.error!.details).toMatchObject({ level: 2, name: "Legacy" });
+      await sleep(300);
+      expect(since(f, mark)).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.fixture.refuse.confirm-required", async () => {
+      const mark = f.events().length;
+      const r = await bg.request("menu-click", { app: app(), windowId: win, path: "View>Delete All" });
+      expect(r.error?.code, JSON.stringify(r)).toBe("CONFIRM_REQUIRED");
+      await sleep(300);
+      expect(since(f, mark)).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.fixture.context.not-exposed", async () => {
+      const { st } = await observeTimed(bg, { app: app(), windowId: win });
+      const name = st.snapshot.elements.find((e: any) => e.title === "Name" && /^text_/.test(e.role));
+      expect(name, "the Name entry").toBeDefined();
+      const mark = f.events().length;
+      const r = await bg.request("menu-list", { app: app(), windowId: win, elementIndex: name.index, snapshotId: st.snapshot.snapshotId });
+      expect(r.error?.code, JSON.stringify(r)).toBe("MENU_NOT_EXPOSED");
+      expect(r.error!.details).toMatchObject({ reason: "no-show-menu-action", delivery: "not_dispatched" });
+      await sleep(300);
+      expect(since(f, mark)).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+  });
+
+  // ---------------------------------------------------------------- Qt5 fixture
+  describeLive("Qt5 fixture", () => {
+    let f: Fixture;
+    let win: number;
+    const app = () => `pid:${f.pid}`;
+    beforeAll(async () => {
+      f = await launchFixtureScript(desktop, QT5_FIXTURE, { env: { QT_ACCESSIBILITY: "1" } });
+      win = (f.events().find((e) => e.event === "ready") as any).windows[0].xid;
+      await waitAccessible(bg, f.pid);
+    }, 60_000);
+    afterAll(async () => {
+      await f?.stop();
+    });
+
+    rowIt("menus.qt5-fixture.list", async () => {
+      const mark = f.events().length;
+      const { r, ms } = await timed(bg, "menu-list", { app: app(), windowId: win });
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      metric("menus.qt5-fixture.list", "list_ms", ms);
+      metric("menus.qt5-fixture.list", "items", r.result.itemCount);
+      console.log(`[menus] qt5 fixture menu list: ${ms} ms, ${r.result.itemCount} items`);
+      expect(r.result.items.map((e: any) => e.name)).toEqual(["File", "View"]);
+      expect(find(r.result.items, "File>New")).toMatchObject({ shortcut: "ctrl+n" });
+      expect(find(r.result.items, "File>Recent>Two")).toMatchObject({ enabled: true });
+      expect(find(r.result.items, "View>Word Wrap")).toMatchObject({ shortcut: "ctrl+shift+w" });
+      expect(find(r.result.items, "View>Print Preview")).toMatchObject({ enabled: false });
+      expect(find(r.result.items, "View>Small Icons")).toMatchObject({ checked: true });
+      expect(find(r.result.items, "View>Legacy")).toMatchObject({ enabled: false, submenu: true });
+      expect(since(f, mark).filter((e) => e.event === "menu")).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.qt5-fixture.click-nested", async () => {
+      const mark = f.events().length;
+      const { r, ms } = await timed(bg, "menu-click", { app: app(), windowId: win, path: "View>Panels>Sidebar" });
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      metric("menus.qt5-fixture.click-nested", "click_ms", ms);
+      console.log(`[menus] qt5 fixture menu click View>Panels>Sidebar: ${ms} ms`);
+      expect(r.result).toMatchObject({ opened: ["View", "Panels"], activated: true });
+      expect(r.result.verification).toMatchObject({ verified: true, menuClosed: true, checked: { before: false, after: true } });
+      await f.waitFor((e) => e.event === "menu", 5000, mark);
+      await sleep(300);
+      expect(since(f, mark).filter((e) => e.event === "menu")).toEqual([expect.objectContaining({ item: "Sidebar", path: "View/Panels/Sidebar", active: true })]);
+      expect(unexpectedEvents(f, mark, (e) => e.event === "menu" || e.event === "focus")).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+
+    rowIt("menus.qt5-fixture.context", async () => {
+      const { st } = await observeTimed(fg, { app: app(), windowId: win });
+      const tools = st.snapshot.elements.find((e: any) => e.title === "Tools" && e.role === "button");
+      expect(tools?.actions, "the Tools button advertises show_menu").toContain("show_menu");
+      const mark = f.events().length;
+      const { r, ms } = await timed(fg, "menu-list", { app: app(), windowId: win, elementIndex: tools.index, snapshotId: st.snapshot.snapshotId });
+      metric("menus.qt5-fixture.context", "list_ms", ms);
+      console.log(`[menus] qt5 fixture context menu: ${ms} ms -> ${r.ok ? "ok" : r.error?.code}`);
+      expect(r.error?.code, JSON.stringify(r)).toBe("MENU_NOT_EXPOSED");
+      expect(r.error!.details).toMatchObject({ reason: "popup-not-in-tree", popupWindows: 1, closed: true, closedBy: "escape", leftOpen: false });
+      await sleep(300);
+      expect(since(f, mark).filter((e) => e.event === "menu")).toEqual([]);
+      await expectNoMenuOpen(f.pid);
+    });
+  });
+
+  // ---------------------------------------------------------------- mousepad (GTK3)
+  describeLive("mousepad", () => {
+    let a: App;
+    beforeAll(async () => {
+      a = await launchApp(desktop, ["/usr/bin/mousepad", "--disable-server"]);
+      await waitAccessible(bg, a.pid);
+    }, 60_000);
+    afterAll(async () => {
+      await a?.stop();
+    });
+    const doc = async () => {
+      const st = await bg.ok("get-app-state", { app: `pid:${a.pid}`, noScreenshot: true, maxNodes: 5000 });
+      return st.snapshot.elements.find((e: any) => e.role === "text_area");
+    };
+
+    rowIt("menus.mousepad.list-click", async () => {
+      const app = `pid:${a.pid}`;
+      const { r, ms } = await timed(bg, "menu-list", { app });
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      metric("menus.mousepad.list-click", "list_ms", ms);
+      metric("menus.mousepad.list-click", "items", r.result.itemCount);
+      console.log(`[menus] mousepad menu list: ${ms} ms, ${r.result.itemCount} items`);
+      expect(r.result.items.map((e: any) => e.name)).toEqual(["File", "Edit", "Search", "View", "Document", "Help"]);
+      expect(find(r.result.items, "File>Save")).toMatchObject({ shortcut: "ctrl+s" });
+      // Drawn with a check box, exposed as a plain item with no check state.
+      expect(find(r.result.items, "Document>Word Wrap")).toMatchObject({ checked: null, enabled: true });
+      await expectNoMenuOpen(a.pid);
+
+      let el = await doc();
+      expect(el, "mousepad's document").toBeDefined();
+      await bg.ok("type-text", { app, elementIndex: el.index, text: "menus by path" });
+      el = await doc();
+      expect(el.value).toBe("menus by path");
+      await bg.ok("select-text", { app, elementIndex: el.index, start: 0, end: 13 });
+      const up = await timed(bg, "menu-click", { app, path: "Edit>Convert>To Uppercase" });
+      expect(up.r.ok, JSON.stringify(up.r.error)).toBe(true);
+      metric("menus.mousepad.list-click", "click_ms", up.ms);
+      console.log(`[menus] mousepad menu click Edit>Convert>To Uppercase: ${up.ms} ms`);
+      expect(up.r.result).toMatchObject({ opened: ["Edit", "Convert"], verification: { menuClosed: true } });
+      await waitUntil("the document upper-cased", 5000, async () => ((await doc()).value === "MENUS BY PATH" ? true : undefined));
+      await expectNoMenuOpen(a.pid);
+      // GtkSourceView records the conversion as a deletion and an insertion:
+      // the first Undo takes the upper-cased text out, the second puts the
+      // original back.
+      const undo = await bg.request("menu-click", { app, path: "Edit>Undo" });
+      expect(undo.ok, JSON.stringify(undo.error)).toBe(true);
+      const once = await waitUntil("Undo to revert the conversion", 5000, async () => {
+        const v = (await doc()).value;
+        return v !== "MENUS BY PATH" ? { v } : undefined;
+      });
+      if (once.v !== "menus by path") {
+        expect(once.v).toBe("");
+        expect((await bg.request("menu-click", { app, path: "Edit>Undo" })).ok).toBe(true);
+        await waitUntil("a second Undo to restore the text", 5000, async () => ((await doc()).value === "menus by path" ? true : undefined));
+      }
+      await expectNoMenuOpen(a.pid);
+    });
+  });
+
+  // ---------------------------------------------------------------- FeatherPad (Qt5)
+  describeLive("featherpad", () => {
+    let a: TreeApp;
+    beforeAll(async () => {
+      a = await launchAppTree(desktop, ["/usr/bin/featherpad", "--standalone"], { env: { QT_ACCESSIBILITY: "1" }, timeoutMs: 60_000 });
+      await waitAccessible(bg, a.pid);
+    }, 90_000);
+    afterAll(async () => {
+      await a?.stop();
+    });
+
+    rowIt("menus.featherpad.list-click", async () => {
+      const app = `pid:${a.pid}`;
+      const { r, ms } = await timed(bg, "menu-list", { app });
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      metric("menus.featherpad.list-click", "list_ms", ms);
+      metric("menus.featherpad.list-click", "items", r.result.itemCount);
+      console.log(`[menus] featherpad menu list: ${ms} ms, ${r.result.itemCount} items`);
+      expect(r.result.items.map((e: any) => e.name)).toEqual(["File", "Edit", "Options", "Search", "Help"]);
+      expect(find(r.result.items, "File>Save As")).toMatchObject({ shortcut: "ctrl+shift+s" });
+      const wrap = find(r.result.items, "Options>Wrap Lines");
+      expect(wrap, "Options>Wrap Lines").toBeDefined();
+      const was = wrap.checked === true;
+      const first = await timed(bg, "menu-click", { app, path: "Options>Wrap Lines" });
+      expect(first.r.ok, JSON.stringify(first.r.error)).toBe(true);
+      metric("menus.featherpad.list-click", "click_ms", first.ms);
+      console.log(`[menus] featherpad menu click Options>Wrap Lines: ${first.ms} ms`);
+      expect(first.r.result.verification).toMatchObject({ verified: true, menuClosed: true, checked: { before: was, after: !was } });
+      await expectNoMenuOpen(a.pid);
+      const listed = await bg.ok("menu-list", { app });
+      expect(find(listed.items, "Options>Wrap Lines").checked === true).toBe(!was);
+      const back = await bg.request("menu-click", { app, path: "Options>Wrap Lines" });
+      expect(back.ok, JSON.stringify(back.error)).toBe(true);
+      expect(back.result.verification.checked).toEqual({ before: !was, after: was });
+      await expectNoMenuOpen(a.pid);
+    });
+  });
+});
