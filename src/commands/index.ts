@@ -110,6 +110,7 @@ function singleResult<C extends ActionCommand>(command: C, run: ProgramRun): Rea
     ...(step.nativeAction ? { nativeAction: step.nativeAction } : {}),
     ...(step.fallback ? { fallback: step.fallback, fallbackFrom: step.fallbackFrom } : {}),
     ...(typeof step.charsSent === "number" ? { charsSent: step.charsSent } : {}),
+    ...(step.drag ? { drag: step.drag } : {}),
     observation: receipt.observation,
     ...(receipt.settle ? { settle: receipt.settle } : {}),
     ...(receipt.observationError ? { observationError: receipt.observationError } : {}),
