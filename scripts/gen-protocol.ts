@@ -208,6 +208,7 @@ function resultsDoc(): string {
   ];
   for (const c of COMMANDS) parts.push(`### ${c} result`, "", ...resultTable(RESULTS[c], shared));
   parts.push("### cancel result (serve)", "", ...resultTable(EXTRA_RESULTS.cancel, shared));
+  parts.push("### status result (serve)", "", ...resultTable(EXTRA_RESULTS.status, shared));
   parts.push("### version result (`deckhand --version --json`)", "", ...resultTable(EXTRA_RESULTS.version, shared));
   collectShared(ErrorBody, shared);
   collectShared(McpImage, shared);

@@ -123,7 +123,7 @@ export function toScreenSteps(steps: ImageStep[], map: ImageMap | null, pointer:
       const p = vendorPointToScreen(map!, s.x, s.y);
       return { ...s, x: p.x, y: p.y };
     }
-    if (s.action === "drag") return { ...s, path: s.path.map((q, i) => vendorPointToScreen(map!, q.x, q.y, `path[${i}]`)) };
+    if (s.action === "drag" && s.path) return { ...s, path: s.path.map((q, i) => vendorPointToScreen(map!, q.x, q.y, `path[${i}]`)) };
     return s;
   });
 }

@@ -1,7 +1,10 @@
 // `deckhand serve`: NDJSON requests {id, command, args} on stdin, one
 // envelope plus the same id per request on stdout. Requests are pipelined;
 // mutations on one target are serialised by the engine. EOF: finish what is
-// in flight, stop the helper, exit.
+// in flight, stop the helper, exit. Safe retries (docs/serve.md): a request
+// whose id was seen (within a window) is answered from the first one and
+// never run twice; `status` lists what is in flight and what finished; a
+// request's own `deadlineMs` cancels it when it passes.
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue, type CallContext } from "../commands/index.ts";
 import type { Engine, OperatorOptions } from "../engine/engine.ts";
@@ -12,6 +15,7 @@ import { isCommand, runCommand } from "../frontend/run-command.ts";
 import { parseSessionFlags } from "../frontend/session-flags.ts";
 import { DEFAULT_MAX_LINE_BYTES, idFromHead, LineReader, type LineTooLong } from "./line-reader.ts";
 import { AdapterSession, type AdapterOptions } from "../adapters/session.ts";
+import { fingerprintOf, RequestJournal, type JournalOptions, type RequestId } from "./request-journal.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand serve: ${m}\n`);
 
@@ -64,20 +68,58 @@ function parseServeArgs(argv: string[]): ServeOptions {
   });
 }
 
-type Line = { id: unknown; envelope: Envelope };
+/** One answer line: the envelope, its request's id, and `replayed` when it is a stored answer given again. */
+type Line = { id: unknown; envelope: Envelope; replayed?: boolean };
+
+/** The longest deadline a client may give a request (ms); a longer one is this. */
+export const MAX_CLIENT_DEADLINE_MS = 10 * 60_000;
+
+/** A request's own deadline (top-level deadlineMs): absent, or a positive whole number of ms, capped. */
+function clientDeadline(req: Record<string, unknown>): number | null {
+  const v = req.deadlineMs;
+  if (v === undefined) return null;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v <= 0) {
+    throw new DeckhandError("INVALID_ARGUMENTS", "deadlineMs must be a positive whole number of milliseconds", { details: { field: "deadlineMs", reason: "bad-deadline", delivery: "not_dispatched" } });
+  }
+  return Math.min(v, MAX_CLIENT_DEADLINE_MS);
+}
+
+/**
+ * A request cancelled because its client deadline passed: TIMEOUT, reason
+ * client-deadline, with what was sent (its delivery) and its evidence. Any
+ * other outcome (it finished, or failed on its own first) is kept as it is.
+ */
+function deadlineEnvelope(envelope: Envelope, deadlineMs: number): Envelope {
+  if (envelope.ok || envelope.error.code !== "CANCELLED") return envelope;
+  const { details, message } = envelope.error;
+  return {
+    ...envelope,
+    error: {
+      code: "TIMEOUT",
+      message: `the request's deadline (deadlineMs ${deadlineMs}) passed and it was cancelled: ${message}`,
+      remediation: "The request ran out of the time it was given and was cancelled; details.delivery says whether anything was sent. Re-observe before retrying (under a new id: this one is answered with this result).",
+      details: { ...details, reason: "client-deadline", deadlineMs, delivery: details.delivery ?? "not_dispatched" },
+    },
+  };
+}
 
 export class ServeSession {
   private inflight = new Set<Promise<void>>();
   private cancels = new Map<string, Cancellation>();
   private readonly adapters: AdapterSession;
+  /** Ids seen, what they asked and their answers: a retry is never run twice. */
+  readonly journal: RequestJournal;
+  /** Requests being handled (status), by start order. */
+  private readonly running = new Set<{ id: RequestId | null; command: string; startedAt: number }>();
 
   constructor(
     readonly engine: Engine,
     private readonly write: (line: Line) => void,
     adapterOptions: AdapterOptions = {},
-    private readonly limits: { maxInflight?: number } = {},
+    private readonly limits: { maxInflight?: number; journal?: JournalOptions } = {},
   ) {
     this.adapters = new AdapterSession(engine, adapterOptions);
+    this.journal = new RequestJournal(limits.journal);
   }
 
   handleLine(text: string): void {
@@ -101,7 +143,7 @@ export class ServeSession {
     } catch {
       /* answered with id null below */
     }
-    if (req && typeof req === "object" && req.command === "cancel") return true;
+    if (req && typeof req === "object" && (req.command === "cancel" || req.command === "status")) return true;
     const id = req && typeof req === "object" && (typeof req.id === "string" || typeof req.id === "number") ? req.id : null;
     const command = req && typeof req === "object" && typeof req.command === "string" && isCommand(req.command) ? req.command : "deckhand";
     this.write({
@@ -157,7 +199,6 @@ export class ServeSession {
     }
     const id = typeof req.id === "string" || typeof req.id === "number" ? req.id : null;
     const command = typeof req.command === "string" ? req.command : "";
-    const key = String(id);
     if (command === "cancel") {
       const target = (req.args as { id?: unknown } | undefined)?.id;
       const token = this.cancels.get(String(target));
@@ -166,41 +207,124 @@ export class ServeSession {
       this.write({ id, envelope: ok("cancel", { id: target ?? null, cancelled: token !== undefined }) });
       return;
     }
+    if (command === "status") {
+      this.write({ id, envelope: ok("status", this.status()) });
+      return;
+    }
+    const label = command || "computer";
+    let deadline: number | null;
+    try {
+      deadline = clientDeadline(req as Record<string, unknown>);
+    } catch (err) {
+      this.write({ id, envelope: fail(isCommand(command) ? command : "deckhand", err) });
+      return;
+    }
+    // A request with an id is run at most once: a retry is answered from the first.
+    let finish: ((envelope: Envelope) => void) | null = null;
+    if (id !== null) {
+      const fingerprint = fingerprintOf(req as Record<string, unknown>);
+      const seen = this.journal.lookup(id, fingerprint);
+      if (seen.kind === "inflight") {
+        this.write({ id, envelope: (await seen.answer) as Envelope, replayed: true });
+        return;
+      }
+      if (seen.kind === "done") {
+        this.write({ id, envelope: seen.envelope as Envelope, replayed: true });
+        return;
+      }
+      if (seen.kind !== "new") {
+        this.write({ id, envelope: fail(isCommand(command) ? command : "deckhand", idRefusal(id, seen)) });
+        return;
+      }
+      finish = this.journal.begin(id, label, fingerprint);
+    }
+    const running = { id, command: label, startedAt: Date.now() };
+    this.running.add(running);
+    let envelope: Envelope;
+    try {
+      envelope = await this.run(req, id, command, deadline);
+    } catch (err) {
+      envelope = fail("deckhand", err, log);
+    } finally {
+      this.running.delete(running);
+    }
+    finish?.(envelope);
+    this.write({ id, envelope });
+  }
+
+  /** Run one request under its cancellation (a `cancel` naming its id, its own deadline): its envelope. */
+  private async run(req: { id?: unknown; command?: unknown; args?: unknown }, id: RequestId | null, command: string, deadline: number | null): Promise<Envelope> {
+    const key = String(id);
     const cancel = new Cancellation();
     this.cancels.set(key, cancel);
+    let expired = false;
+    const timer =
+      deadline === null
+        ? null
+        : setTimeout(() => {
+            expired = true;
+            cancel.cancel(`its deadline of ${deadline} ms passed`);
+          }, deadline);
     // A serve client is an agent: operator-only commands (resume) are refused for it.
     const ctx: CallContext = { cancel, caller: "serve" };
     // Every helper request this request makes carries its cancellation.
     const cancellable = <T>(fn: () => Promise<T>) => this.engine.withCancel(cancel.signal, fn);
     try {
-      // Adapter mode (docs/adapters.md): the request's `adapter`, else --adapter; null = native.
-      const adapted = await cancellable(() => this.adapters.serveRequest(req as Record<string, unknown>, ctx));
-      if (adapted) {
-        this.write({ id, envelope: adapted as unknown as Envelope });
-        return;
-      }
-      if (command === "run") {
-        // In serve the program travels in the request: {command: "run", args: {program: {...}}}.
-        const program = (req.args as { program?: unknown } | undefined)?.program;
-        let envelope: Envelope;
-        try {
-          envelope = ok("run", await cancellable(() => runProgramValue(this.engine, program, ctx)));
-        } catch (err) {
-          envelope = fail("run", err, log);
-        }
-        this.write({ id, envelope });
-        return;
-      }
-      const envelope = await cancellable(() => runCommand(this.engine, command, req.args ?? {}, ctx, log));
-      this.write({ id, envelope });
+      const envelope = await this.runCancellable(req, command, ctx, cancellable);
+      return expired && deadline !== null ? deadlineEnvelope(envelope, deadline) : envelope;
     } finally {
-      this.cancels.delete(key);
+      if (timer) clearTimeout(timer);
+      if (this.cancels.get(key) === cancel) this.cancels.delete(key);
     }
+  }
+
+  private async runCancellable(
+    req: { id?: unknown; command?: unknown; args?: unknown },
+    command: string,
+    ctx: CallContext,
+    cancellable: <T>(fn: () => Promise<T>) => Promise<T>,
+  ): Promise<Envelope> {
+    // Adapter mode (docs/adapters.md): the request's `adapter`, else --adapter; null = native.
+    const adapted = await cancellable(() => this.adapters.serveRequest(req as Record<string, unknown>, ctx));
+    if (adapted) return adapted as unknown as Envelope;
+    if (command === "run") {
+      // In serve the program travels in the request: {command: "run", args: {program: {...}}}.
+      const program = (req.args as { program?: unknown } | undefined)?.program;
+      try {
+        return ok("run", await cancellable(() => runProgramValue(this.engine, program, ctx)));
+      } catch (err) {
+        return fail("run", err, log);
+      }
+    }
+    return await cancellable(() => runCommand(this.engine, command, req.args ?? {}, ctx, log));
+  }
+
+  /** The `status` answer: requests in flight (oldest first) and the journal's finished ones (newest first). */
+  status(): { inflight: { id: RequestId | null; command: string; startedAt: string; elapsedMs: number }[]; recent: ReturnType<RequestJournal["recent"]> } {
+    const now = Date.now();
+    return {
+      inflight: [...this.running].map((r) => ({ id: r.id, command: r.command, startedAt: new Date(r.startedAt).toISOString(), elapsedMs: Math.max(0, now - r.startedAt) })),
+      recent: this.journal.recent(),
+    };
   }
 
   async drain(): Promise<void> {
     while (this.inflight.size) await Promise.all([...this.inflight]);
   }
+}
+
+/** A request whose id already ran something else, or whose answer is no longer kept: refused, nothing run. */
+function idRefusal(id: RequestId, seen: { kind: "reused"; command: string } | { kind: "answer-dropped"; command: string; ok: boolean | null; code: string | null; finishedAt: number }): DeckhandError {
+  if (seen.kind === "reused") {
+    return new DeckhandError("INVALID_ARGUMENTS", `request id ${JSON.stringify(id)} was already used for a different request (${seen.command}): nothing was run`, {
+      remediation: "Use a new id for a new request; resend a request under its id only unchanged (then it is answered from its first run, never run twice).",
+      details: { reason: "id-reused", field: "id", firstCommand: seen.command, delivery: "not_dispatched" },
+    });
+  }
+  return new DeckhandError("INVALID_ARGUMENTS", `request id ${JSON.stringify(id)} already ran (${seen.command}), and its answer is no longer kept: it was not run again`, {
+    remediation: "The request ran once already; its answer was dropped to bound memory. Re-observe to see its effect; use a new id for a new request.",
+    details: { reason: "id-answer-dropped", field: "id", firstCommand: seen.command, ...(seen.ok !== null ? { firstOk: seen.ok } : {}), ...(seen.code ? { firstCode: seen.code } : {}), firstFinishedAt: new Date(seen.finishedAt).toISOString(), delivery: "not_dispatched" },
+  });
 }
 
 export async function serveMain(argv: string[]): Promise<number> {
@@ -221,8 +345,8 @@ export async function serveMain(argv: string[]): Promise<number> {
   }
   const session = new ServeSession(
     engine,
-    ({ id, envelope }) => {
-      process.stdout.write(JSON.stringify({ id, ...envelope }) + "\n");
+    ({ id, envelope, replayed }) => {
+      process.stdout.write(JSON.stringify({ id, ...(replayed ? { replayed: true } : {}), ...envelope }) + "\n");
     },
     { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth, maxSide: opts.maxSide, maxPixels: opts.maxPixels },
     { maxInflight: opts.maxInflight },

@@ -118,6 +118,7 @@ function singleResult<C extends ActionCommand>(command: C, run: ProgramRun): Rea
     // ---- issue 13: clipboard
     ...(step.paste ? { paste: step.paste } : {}),
     // ---- end clipboard
+    ...(step.drag ? { drag: step.drag } : {}),
     observation: receipt.observation,
     ...(receipt.settle ? { settle: receipt.settle } : {}),
     ...(receipt.observationError ? { observationError: receipt.observationError } : {}),

@@ -4,7 +4,7 @@
 // the program's functions take: each of them names the parts it uses.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { discoverHelper, type HelperLocation } from "../helpers/discovery.ts";
-import { Supervisor } from "../helpers/supervisor.ts";
+import type { Supervisor } from "../helpers/supervisor.ts";
 import { SnapshotStore } from "../session/store.ts";
 import { stateDir } from "../session/state-dir.ts";
 import type { Safety } from "./safety.ts";
@@ -12,6 +12,10 @@ import { pause as pauseFlag } from "../audit/pause.ts";
 import type { Hello } from "../wire/messages.ts";
 import type { CancelScope, EnvPort, HelperPort, HelperSession, PermissionsPort, SafetyPort, ScreenshotOptions, ScreenshotScope, SerialPort, StorePort } from "./ports.ts";
 import type { AppCache, ResolvedApp } from "./resolve.ts";
+import { join } from "node:path";
+import { ForegroundLease, LEASE_FILE, leaseWaitMs } from "../session/foreground-lease.ts";
+import { hostProcessFacts } from "../platform/index.ts";
+import { LeasedSupervisor } from "./foreground-ops.ts";
 
 export interface OperatorOptions {
   /** --helper PATH */
@@ -51,6 +55,13 @@ export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, S
    */
   private readonly screenshotScope = new AsyncLocalStorage<ScreenshotOptions>();
 
+  /**
+   * One foreground input at a time across deckhand processes (and requests
+   * of this one): held around every foreground helper request, and by a
+   * program from its first one to its end (executor.ts).
+   */
+  readonly foregroundLease: ForegroundLease;
+
   constructor(
     readonly operator: OperatorOptions,
     readonly safety: Safety,
@@ -58,13 +69,14 @@ export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, S
     this.env = operator.env ?? process.env;
     this.store = new SnapshotStore(stateDir(this.env));
     this.sessionId = `s_${process.pid.toString(36)}_${Date.now().toString(36)}`;
+    this.foregroundLease = new ForegroundLease({ path: join(stateDir(this.env), LEASE_FILE), waitMs: leaseWaitMs(this.env), startTime: hostProcessFacts().startTime });
   }
 
   /** Stage "helper resolution": find and start the helper, once. */
   async helper(): Promise<HelperSession> {
     if (!this.supervisor) {
       this.location = discoverHelper({ flag: this.operator.helperPath, env: this.env });
-      this.supervisor = new Supervisor({ path: this.location.path, env: this.env, ambientSignal: () => this.cancelScope.getStore() });
+      this.supervisor = new LeasedSupervisor({ path: this.location.path, env: this.env, ambientSignal: () => this.cancelScope.getStore() }, this.foregroundLease);
       this.supervisor.on("helper-event", (e) => this.onHelperEvent(e));
     }
     const hello = await this.supervisor.start();

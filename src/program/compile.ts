@@ -1,6 +1,6 @@
 // Single action commands compile to a one-step program: there is one executor.
 import { DeckhandError } from "../protocol/errors.ts";
-import { commandStep, declOf, isActionCommand } from "../protocol/actions.ts";
+import { commandStep, declOf, isActionCommand, stepElementIndices } from "../protocol/actions.ts";
 import { parseProgram, type CheckedProgram, type Step } from "../protocol/program.ts";
 
 /**
@@ -29,7 +29,7 @@ export function withStdin<P extends CheckedProgram>(program: P, secret: string):
   return { ...program, steps: [{ ...step!, [field]: secret }] };
 }
 
-/** Steps that need the real pointer or keyboard unless a background route exists. */
+/** Steps that act on the snapshot: they name an element (elementIndex, or an element drag's from and to). */
 export function stepUsesElement(step: Step): boolean {
-  return "elementIndex" in step && step.elementIndex !== undefined;
+  return stepElementIndices(step).length > 0;
 }

@@ -3,7 +3,7 @@
 // receipts, and one final observation.
 import { DeckhandError, publicError, toDeckhandError, type PublicError } from "../protocol/errors.ts";
 import type { Program, Step } from "../protocol/program.ts";
-import { isActionCommand } from "../protocol/actions.ts";
+import { isActionCommand, stepElementIndices } from "../protocol/actions.ts";
 import { isSecureNode, type Element, type Snapshot } from "../session/snapshot.ts";
 import type { Delivery, Receipt, Route, WireLocator, WireNode, WireWindow } from "../wire/messages.ts";
 import { requireCapability, type CancelScope, type CancelSignal, type HelperPort, type PermissionsPort, type SafetyPort } from "../engine/ports.ts";
@@ -23,6 +23,8 @@ import { asUnverified } from "../engine/permissions.ts";
 import { pasteStep, type PasteOutcome } from "./paste.ts";
 import type { StorePort } from "../engine/ports.ts";
 // ---- end clipboard
+import { verifyDrop, type ElementDragReport } from "./element-drag.ts";
+import type { ForegroundLease } from "../session/foreground-lease.ts";
 
 export interface StepReceipt {
   index: number;
@@ -49,6 +51,8 @@ export interface StepReceipt {
   /** A paste step: characters pasted, requests served, what happened to the previous clipboard. */
   paste?: PasteOutcome["paste"];
   // ---- end clipboard
+  /** An element drag: both elements, and what the drop changed in the target's tree. */
+  drag?: ElementDragReport;
   /** publicError of what the step failed with, without remediation. */
   error?: Omit<PublicError, "remediation">;
 }
@@ -185,7 +189,12 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
  * snapshot store, the safety seam, app resolution, the permission gate's
  * unknowns, and observation (its screenshot scope and snapshot TTL).
  */
-export type ProgramPorts = Observer & CancelScope & AppCache & PermissionsPort;
+export type ProgramPorts = Observer & CancelScope & AppCache & PermissionsPort & LeasePort;
+
+/** The cross-process foreground lease (src/session/foreground-lease.ts); absent: no lease (a test's engine). */
+export interface LeasePort {
+  readonly foregroundLease?: ForegroundLease;
+}
 
 /**
  * Run a validated program (validateProgram: its shape and needs are not
@@ -200,6 +209,10 @@ export async function runProgram(
   // Every helper request of the program carries the token's signal.
   const signal = opts.cancel?.signal;
   if (signal && engine.cancelSignal !== signal) return await engine.withCancel(signal, () => runProgram(engine, program, opts));
+  // One foreground input at a time across processes: the program's first
+  // foreground helper request takes the lease, held to the program's end.
+  const lease = engine.foregroundLease;
+  if (lease && !lease.inScope()) return await lease.scope(() => runProgram(engine, program, opts), `deckhand ${opts.command}`);
   const { hello } = await engine.helper();
   // Target resolution (short reads) is not cancelled: a program cancelled this
   // early still returns its receipt, step 0 CANCELLED. Its steps are.
@@ -243,11 +256,12 @@ export async function runProgram(
       }
       engine.safety.checkPaused(opts.command);
       let element: Element | null = null;
-      if (elementIndex !== null) {
-        if (i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
-        element = lookupElement(snapshot!, elementIndex);
-      }
-      const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined);
+      // Every element the step names (an element drag names two): the snapshot still current, each in it.
+      const indices = stepElementIndices(step);
+      if (indices.length && i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
+      if (elementIndex !== null) element = lookupElement(snapshot!, elementIndex);
+      const named = elementIndex === null && indices.length ? { elements: indices.map((n) => lookupElement(snapshot!, n)), windowId: snapshot!.window.windowId } : undefined;
+      const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined, named);
       for (const cap of capabilityFor(plan)) requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
@@ -506,7 +520,7 @@ async function pollFocused(engine: HelperPort & CancelSignal, app: ResolvedApp, 
   }
 }
 
-async function inputAction(engine: HelperPort & SafetyPort, plan: Extract<Plan, { kind: "input" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+async function inputAction(engine: HelperPort & SafetyPort & CancelSignal, plan: Extract<Plan, { kind: "input" }>, base: StepBase, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
   const { supervisor } = await engine.helper();
   if (plan.pointer && !plan.guard) {
     throw new DeckhandError("INTERNAL", "pointer input was planned without its pointer guard", { details: { delivery: "not_dispatched" } });
@@ -520,14 +534,17 @@ async function inputAction(engine: HelperPort & SafetyPort, plan: Extract<Plan, 
   });
   const receipt = reply.receipt!;
   const typed = plan.steps.some((s) => s.kind === "type");
+  // An element drag: the drop read back from the target's tree (never fails the delivered step).
+  const drop = plan.drop ? await verifyDrop(engine, plan.drop) : null;
   return {
     ...base,
     status: "completed",
     delivery: receipt.delivery,
     route: receipt.route,
-    verification: { verified: null, predicate: null },
+    verification: drop?.verification ?? { verified: null, predicate: null },
     cleanup: receipt.cleanup,
     ...(typed && reply.result.chars_sent !== undefined ? { charsSent: reply.result.chars_sent } : {}),
+    ...(drop ? { drag: drop.drag } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import type { ResolvedApp } from "../engine/resolve.ts";
 import type { SnapshotStore } from "../session/store.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 import { assertPointInScope, outsideTarget, pointerScope, type PointerScope } from "./pointer.ts";
+import { dragMotion, liveDragEnds, type DropCheck } from "./element-drag.ts";
 
 /** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
 export type Plan =
@@ -38,6 +39,8 @@ export type Plan =
       guard?: PointerScope;
       /** A middle-button press (an X primary-selection paste): refused while a secure field has focus. */
       pastes?: boolean;
+      /** An element drag: what to read back from the drop target after the input (element-drag.ts). */
+      drop?: DropCheck;
     }
   | { kind: "wait"; ms: number }
   // ---- issue 13: clipboard
@@ -83,7 +86,8 @@ export const ACTION_NEEDS: {
   // (A point click may still take the accessibility route; as input it needs
   // the guard too: its `input`.)
   scroll: { element: [["action.scroll_into_view"]], point: [["input.pointer"], ["input.pointer_guard"]], foreground: "point" },
-  drag: { point: [["input.pointer"], ["input.pointer_guard"]], foreground: "always" },
+  // An element drag reads both elements' live bounds (and the target after the drop) from the tree.
+  drag: { element: [["get_tree"], ["input.pointer"], ["input.pointer_guard"]], point: [["input.pointer"], ["input.pointer_guard"]], foreground: "always" },
   "select-text": { element: [["action.select_text"]] },
   focus: { element: [["action.focus"]] },
   "perform-secondary-action": { element: [["action.secondary"]] },
@@ -103,11 +107,25 @@ export const ACTION_NEEDS: {
 const DRAG_STEP_MS = 15;
 const SCROLL: Record<string, [number, number]> = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] };
 
+/** The elements a step names besides elementIndex (an element drag's from and to), looked up in the snapshot of window `windowId`. */
+export interface NamedElements {
+  elements: readonly Element[];
+  windowId: number;
+}
+
 /**
  * `actionPairs`: the snapshot's pairing of the element's actions (see
  * Snapshot.actionPairs), for a secondary action named neutrally.
+ * `named`: the elements an element drag names (stepElementIndices order).
  */
-export async function planStep(engine: HelperPort & StorePort & SafetyPort, step: Step, element: Element | null, app: ResolvedApp, actionPairs?: readonly NodeAction[]): Promise<Plan> {
+export async function planStep(
+  engine: HelperPort & StorePort & SafetyPort,
+  step: Step,
+  element: Element | null,
+  app: ResolvedApp,
+  actionPairs?: readonly NodeAction[],
+  named?: NamedElements,
+): Promise<Plan> {
   switch (step.action) {
     case "click":
       if (element) return { kind: "element", action: "click", element };
@@ -142,12 +160,14 @@ export async function planStep(engine: HelperPort & StorePort & SafetyPort, step
     }
     case "drag": {
       const button = step.button ?? "left";
-      const [first, ...rest] = step.path;
+      if (step.fromElementIndex !== undefined) return await planElementDrag(engine, step, app, button, named!);
+      const path = step.path!;
+      const [first, ...rest] = path;
       // Every point of the path, not only its ends: a drag is refused before anything is sent.
       const guard = await pointerScope(engine, app);
-      step.path.forEach((p, i) => assertPointInScope(guard, p.x, p.y, `drag point ${i} (${p.x}, ${p.y})`, { point: i }));
+      path.forEach((p, i) => assertPointInScope(guard, p.x, p.y, `drag point ${i} (${p.x}, ${p.y})`, { point: i }));
       // A middle-button release pastes the primary selection where it lands.
-      if (button === "middle") await refuseSecureAt(engine, app, guard, step.path.at(-1)!, "a middle-button drag ending");
+      if (button === "middle") await refuseSecureAt(engine, app, guard, path.at(-1)!, "a middle-button drag ending");
       // Toolkits need time between drag events: GTK compresses motion that
       // arrives in one burst and reports the release where the pointer was
       // restored. A short pause per point, as a person's drag has.
@@ -212,6 +232,32 @@ export async function planStep(engine: HelperPort & StorePort & SafetyPort, step
     }
     // ---- end clipboard
   }
+}
+
+/**
+ * drag --from-element-index A --to-element-index B: the centres of both
+ * elements' LIVE bounds (element-drag.ts liveDragEnds), every point of the
+ * motion inside the target's allowed windows (the pointer guard), a
+ * middle-button release never over a secure field; the drop target is read
+ * back after the input (the plan's `drop`).
+ */
+async function planElementDrag(engine: HelperPort & StorePort & SafetyPort, step: StepOf<"drag">, app: ResolvedApp, button: NonNullable<StepOf<"drag">["button"]>, named: NamedElements): Promise<Plan> {
+  const [from, to] = named.elements as [Element, Element];
+  const ends = await liveDragEnds(engine, app, named.windowId, from, to);
+  const motion = dragMotion(ends.from.point, ends.to.point, button);
+  const guard = await pointerScope(engine, app);
+  motion.forEach((s, i) => {
+    if (s.kind === "move") assertPointInScope(guard, s.x, s.y, `the drag's point (${s.x}, ${s.y})`, { point: i });
+  });
+  if (button === "middle") await refuseSecureAt(engine, app, guard, ends.to.point, "a middle-button drag ending");
+  return {
+    kind: "input",
+    ...holdingModifiers(step.modifiers, motion),
+    pointer: true,
+    guard,
+    drop: { pid: app.pid, ...ends },
+    ...(button === "middle" ? { pastes: true } : {}),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { CheckedProgram, Step } from "../protocol/program.ts";
 import type { Hello } from "../wire/messages.ts";
 import type { Safety } from "../engine/safety.ts";
 import { ACTION_NEEDS } from "./plan.ts";
+import { stepUsesElement } from "./compile.ts";
 
 declare const runnable: unique symbol;
 /** A checked program whose needs were validated (validateProgram): what the executor runs. */
@@ -48,7 +49,7 @@ export function validateProgram(safety: Pick<Safety, "foregroundGranted">, hello
 
 function staticCapabilities(step: Step): string[][] {
   const needs = ACTION_NEEDS[step.action];
-  if ("elementIndex" in step && step.elementIndex !== undefined) return needs.element ?? [];
+  if (stepUsesElement(step)) return needs.element ?? [];
   return (needs.input && definitelyForeground(step) ? needs.input : needs.point) ?? [];
 }
 

@@ -93,6 +93,12 @@ export interface ActionDecl<S extends Shape, C extends CommandDecl<S> | undefine
    * Its schema must take any string: the value read is put in after the check.
    */
   secret?: FieldOf<S>;
+  /**
+   * Fields other than `elementIndex` that name a snapshot element (drag's
+   * fromElementIndex / toElementIndex): a step giving one acts on the
+   * snapshot, and its command takes --snapshot-id.
+   */
+  elementFields?: FieldOf<S>[];
   /** The single command of the same name, if the action is one (`{}`: one without conveniences). */
   command: C;
 }
@@ -104,6 +110,7 @@ function action<S extends Shape, C extends CommandDecl<S> | undefined = undefine
   rules?: (step: z.output<z.ZodObject<S>>) => string | null;
   keys?: Partial<Record<FieldOf<S>, KeyFieldKind>>;
   secret?: FieldOf<S>;
+  elementFields?: FieldOf<S>[];
   command?: C;
 }): ActionDecl<S, C> {
   return { ...d, command: d.command as C };
@@ -185,13 +192,25 @@ export const ACTION_DECLS = {
     command: { omit: ["modifiers"] },
   }),
   drag: action({
-    summary: "Drag along a path of screen points.",
+    summary: "Drag along a path of screen points, or from one element onto another (the centres of their live bounds).",
     step: {
-      path: z.array(Point).min(2).max(MAX_DRAG_POINTS).describe('screen points, JSON: [{"x":1,"y":2},...] (2 to 1000)'),
+      path: z.array(Point).min(2).max(MAX_DRAG_POINTS).optional().describe('screen points, JSON: [{"x":1,"y":2},...] (2 to 1000)'),
+      fromElementIndex: elementIndex.optional().describe("element to drag from: the centre of its live bounds (with toElementIndex, instead of a path)"),
+      toElementIndex: elementIndex.optional().describe("element to drop on: the centre of its live bounds; the drop is verified from its tree"),
       button: Button.optional(),
       modifiers: modifiers("keys held for the whole drag: pressed and released in the same input"),
     },
+    // Exactly one way to say where: a path, or both elements.
+    rules: (s) => {
+      const from = s.fromElementIndex !== undefined;
+      const to = s.toElementIndex !== undefined;
+      if (from !== to) return "an element drag needs both fromElementIndex and toElementIndex";
+      if (from === (s.path !== undefined)) return "give either a path or both fromElementIndex and toElementIndex";
+      if (from && s.fromElementIndex === s.toElementIndex) return "fromElementIndex and toElementIndex must name two elements";
+      return null;
+    },
     keys: { modifiers: "keys" },
+    elementFields: ["fromElementIndex", "toElementIndex"],
     command: {
       omit: ["modifiers"],
       alias: {
@@ -274,10 +293,21 @@ export type AnyActionDecl = {
   rules?: (step: Record<string, unknown>) => string | null;
   keys?: Record<string, KeyFieldKind>;
   secret?: string;
+  elementFields?: string[];
   command: CommandDecl<Shape> | undefined;
 };
 export function declOf(action: ActionName): AnyActionDecl {
   return ACTION_DECLS[action] as unknown as AnyActionDecl;
+}
+
+/**
+ * The snapshot element indices a step names: its elementIndex and its
+ * declared element fields (drag's from and to), in declaration order.
+ */
+export function stepElementIndices(step: { action: ActionName }): number[] {
+  const fields = ["elementIndex", ...(declOf(step.action).elementFields ?? [])];
+  const s = step as Record<string, unknown>;
+  return fields.map((f) => s[f]).filter((v): v is number => typeof v === "number");
 }
 
 /** The boolean field (and flag) that reads a secret field from stdin: value -> valueStdin (--value-stdin). */
@@ -304,7 +334,7 @@ function commandArgs(name: ActionCommandName): z.ZodObject<Shape, z.core.$strict
   const decl = declOf(name);
   const cmd = decl.command!;
   const shape: Shape = { app, windowId: windowId.optional(), windowIndex: windowIndex.optional() };
-  if ("elementIndex" in decl.step) shape.snapshotId = snapshotId.optional();
+  if ("elementIndex" in decl.step || decl.elementFields?.length) shape.snapshotId = snapshotId.optional();
   for (const [field, schema] of Object.entries(decl.step)) {
     if (cmd.omit?.includes(field)) continue;
     if (field === decl.secret) {
@@ -355,14 +385,15 @@ export function commandStep(command: ActionCommandName, args: Record<string, unk
   if (alias) {
     const some = aliased.filter(given);
     if (some.length && some.length < aliased.length) throw invalid(`${command} needs all of ${aliased.map(flagOf).join(" ")}`);
-    if ((some.length > 0) === given(alias.field)) throw invalid(`${command} takes either ${flagOf(alias.field)} or ${aliased.map(flagOf).join("/")}`);
+    if (some.length > 0 && given(alias.field)) throw invalid(`${command} takes either ${flagOf(alias.field)} or ${aliased.map(flagOf).join("/")}`);
+    // Neither: the step's rules say what it needs (a drag may name two elements instead of a path).
   }
   const step: Record<string, unknown> = { action: command };
   for (const field of Object.keys(decl.step)) {
     if (cmd.omit?.includes(field)) continue;
     let v = args[cmd.rename?.[field] ?? field];
     if (field === decl.secret && fromStdin) v = "";
-    if (field === alias?.field && v === undefined) v = alias.build(args);
+    if (field === alias?.field && v === undefined && aliased.some(given)) v = alias.build(args);
     if (v !== undefined) step[field] = v;
   }
   return step;

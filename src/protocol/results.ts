@@ -134,6 +134,29 @@ export const AppState = z
   })
   .meta({ id: "AppState", description: "one window's accessibility tree and screenshot: the get-app-state result, and every fresh observation" });
 
+/** One end of an element drag: the snapshot element and the screen point used (the centre of its live bounds). */
+const DragEnd = z.strictObject({
+  index: uint.describe("the element's snapshot index"),
+  role: Role,
+  title: str.describe("its accessible name in the snapshot"),
+  point: z.strictObject({ x: int, y: int }).describe("the screen point pressed (from) or released (to): the centre of its live bounds"),
+});
+
+export const ElementDrag = z
+  .strictObject({
+    from: DragEnd,
+    to: DragEnd,
+    targetChanged: z
+      .array(z.enum(["name", "value", "description", "children", "removed"]))
+      .describe("what read differently at the drop target (its node or its subtree) after the drop; empty: nothing"),
+    detail: str.describe("how the drop was verified, in words"),
+  })
+  .meta({
+    id: "ElementDrag",
+    description:
+      "drag --from-element-index / --to-element-index: both elements, and what the drop changed in the target's tree (verification.verified: true when it changed, false when it read the same, null when it could not be read again)",
+  });
+
 const StepAction = z.enum(STEP_ACTIONS);
 export const ErrorCode = z.enum(ERROR_CODES).meta({ id: "ErrorCode", description: "a public error code (append-only)" });
 /** Flat facts: what a DeckhandError's details may hold. */
@@ -169,6 +192,7 @@ export const StepReceipt = z
     // ---- issue 13: clipboard
     paste: PasteReport.optional(),
     // ---- end clipboard
+    drag: ElementDrag.optional().describe("an element drag: both elements and what the drop changed"),
     error: z.strictObject({ code: ErrorCode, message: str, details: FlatDetails }).optional().describe("a failed step's error"),
   })
   .meta({ id: "StepReceipt", description: "what one program step did" });
@@ -195,6 +219,7 @@ function actionResult<C extends CommandName>(command: C) {
     // ---- issue 13: clipboard
     paste: PasteReport.optional(),
     // ---- end clipboard
+    drag: ElementDrag.optional().describe("drag --from-element-index/--to-element-index: both elements and what the drop changed"),
     observation: AppState.nullable().describe("a fresh observation with --state, else null"),
     settle: Settle.optional(),
     observationError: CodeMessage.optional().describe("why the observation asked for is missing"),
@@ -458,8 +483,8 @@ export type ActionCommand = { [C in CommandName]: CommandResult<C> extends { act
 export type ReadonlyDeep<T> = T extends (infer U)[] ? readonly ReadonlyDeep<U>[] : T extends object ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> } : T;
 
 /**
- * Envelopes that are no command's: `deckhand --version --json` and serve's
- * `cancel`. Kept apart so RESULTS is exactly COMMANDS.
+ * Envelopes that are no command's: `deckhand --version --json`, serve's
+ * `cancel` and `status`. Kept apart so RESULTS is exactly COMMANDS.
  */
 export const EXTRA_RESULTS = {
   version: z.strictObject({ version: str }),
@@ -468,6 +493,29 @@ export const EXTRA_RESULTS = {
     cancelled: z.boolean().describe("false when no such request was in flight"),
   }),
   // ---- issue 13: serve status
+  status: z.strictObject({
+    inflight: z
+      .array(
+        z.strictObject({
+          id: z.union([str, z.number()]).nullable().describe("the request's id (null: sent without one)"),
+          command: str.describe("its command (computer: an adapter-mode call)"),
+          startedAt: str.describe("ISO 8601"),
+          elapsedMs: uint,
+        }),
+      )
+      .describe("requests being handled now, oldest first"),
+    recent: z
+      .array(
+        z.strictObject({
+          id: z.union([str, z.number()]),
+          command: str,
+          ok: z.boolean(),
+          code: ErrorCode.optional().describe("its error code when not ok"),
+          finishedAt: str.describe("ISO 8601"),
+        }),
+      )
+      .describe("requests with an id that finished within the replay window, newest first (at most 100): a retry of one under the same id is answered from it"),
+  }),
   // ---- end serve status
 } as const;
 

@@ -417,7 +417,8 @@ export class ServeProcess {
         this.buf = this.buf.slice(i + 1);
         const msg = JSON.parse(line);
         this.lines.push(msg);
-        const { id: _id, ...envelope } = msg;
+        // `id` and a replay's `replayed` mark the line, not the envelope (docs/serve.md).
+        const { id: _id, replayed: _replayed, ...envelope } = msg;
         const violation = contractViolation(`serve response ${JSON.stringify(_id)}`, envelope);
         if (violation) {
           this.violations.push(violation);

@@ -49,7 +49,8 @@ export function checkContract(where: string, envelope: unknown): void {
 
 /** A serve line checked against the contract: the line itself, or the Error that fails the test. */
 function checkedLine(line: any): any {
-  const { id, ...envelope } = line;
+  // `id` and a replay's `replayed` mark the line, not the envelope (docs/serve.md).
+  const { id, replayed: _replayed, ...envelope } = line;
   try {
     checkContract(`serve response ${JSON.stringify(id)}`, envelope);
     return line;

@@ -15,7 +15,8 @@ export type MatrixApp =
   | "chromium"
   | "firefox"
   | "libreoffice-writer"
-  | "libreoffice-calc";
+  | "libreoffice-calc"
+  | "dnd-fixture";
 
 /** The toolkit each app exercises: the columns' owner in docs/support.md's toolkit x capability table. */
 export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice";
@@ -31,6 +32,7 @@ export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   firefox: "Firefox",
   "libreoffice-writer": "LibreOffice",
   "libreoffice-calc": "LibreOffice",
+  "dnd-fixture": "GTK3",
 };
 export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice"];
 
@@ -51,6 +53,7 @@ export const APP_SOURCE: Record<MatrixApp, string> = {
   firefox: "/usr/bin/firefox-esr (GNOME_ACCESSIBILITY=1), test/fixtures/web/form.html from a loopback server",
   "libreoffice-writer": "soffice --writer (SAL_USE_VCLPLUGIN=gtk3)",
   "libreoffice-calc": "soffice --calc (SAL_USE_VCLPLUGIN=gtk3)",
+  "dnd-fixture": "test/fixtures/apps/dnd_fixture.py (GTK3: drag sources, a drop target, an entry, a button, a canvas)",
 };
 export type MatrixRoute = "accessibility" | "foreground_input" | "none";
 
@@ -200,5 +203,13 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   // ---- end menus
 
   // ---- issue 13: element drag, foreground lease, serve retries (test/live/drag-lease.test.ts)
+  row({ id: "drag.fixture.elements", capability: "element drag", app: "dnd-fixture", action: "drag --from-element-index (Apple) --to-element-index (Drop here), its window moved after the snapshot, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the app saw one drag of Apple and one drop of \"Apple\" on the target, no click", "verification.verified is true: the target's name changed (read back from its tree)", "the points were the live centres, not the snapshot's", "buttons released, pointer restored", "a fresh observation reads \"Dropped: Apple\""] }),
+  row({ id: "drag.fixture.no-drop", capability: "element drag", app: "dnd-fixture", action: "drag --from-element-index (Banana) --to-element-index (a label that takes no drops), granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the drag began (the app saw it) and nothing was dropped", "ok, with verification.verified false and a detail saying the target's tree did not change"] }),
+  row({ id: "drag.refuse.ungranted", app: "dnd-fixture", action: "drag --from-element-index --to-element-index, no grant", route: "none", expect: "FOREGROUND_REQUIRED", grant: "none", oracles: ["the fixture received nothing", ...UNCHANGED] }),
+  row({ id: "drag.chromium.elements", capability: "element drag", app: "chromium", action: "drag --from-element-index (an HTML5 draggable item) --to-element-index (the drop zone) on test/fixtures/web/dnd.html, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the page saw one dragstart of Apple and one drop of \"Apple\" on the zone", "verification.verified is true: the zone's tree changed", "the browser is alive"] }),
+  row({ id: "lease.two-processes", app: "dnd-fixture", action: "two deckhand processes (serve sessions sharing a state dir) type 1000 characters each into the focused Name at once, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["both ok", "Name holds one text then the other, each contiguous (never interleaved)", "the control (two state dirs: two leases) interleaves"] }),
+  row({ id: "lease.busy", app: "dnd-fixture", action: "a granted click on the canvas while a live process holds the foreground lease (DECKHAND_FOREGROUND_WAIT_MS=1500)", route: "none", expect: "FOREGROUND_BUSY", grant: "foreground", oracles: ["it waited 1.5 s, then named the holder (holderPid, holderCommand, holderSince)", "the fixture received nothing", ...UNCHANGED] }),
+  row({ id: "serve.retry.once", app: "dnd-fixture", action: "serve: click --element-index (OK) sent three times under one id (twice back to back, once after)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["exactly one click reached OK", "the second and third answers are the first envelope, marked replayed", "status lists the id once, ok"] }),
+  row({ id: "serve.client-deadline", app: "dnd-fixture", action: "serve: a program holding Shift for 10 s (hold-key) with deadlineMs 800, granted", route: "foreground_input", expect: "TIMEOUT", grant: "foreground", oracles: ["answered TIMEOUT, reason client-deadline, within 2 s of the deadline, delivery partial, the step's receipt with keys released", "the app saw Shift pressed, then released when the deadline passed, not 10 s later"] }),
   // ---- end drag-lease
 ]);

@@ -3,7 +3,7 @@
 // the step's shape is checked once (parseProgram); errors take one path to
 // their public shape (publicError).
 import { describe, expect, it } from "vitest";
-import { ACTION_COMMANDS, ACTION_DECLS, ACTIONS, declOf, isActionCommand, stepSecret } from "../../../src/protocol/actions.ts";
+import { ACTION_COMMANDS, ACTION_DECLS, ACTIONS, declOf, isActionCommand, stepElementIndices, stepSecret } from "../../../src/protocol/actions.ts";
 import { ARGS, COMMAND_SUMMARY, COMMANDS, MUTATING_COMMANDS } from "../../../src/protocol/commands.ts";
 import { parseProgram, Step } from "../../../src/protocol/program.ts";
 import { RESULTS } from "../../../src/protocol/results.ts";
@@ -45,7 +45,8 @@ describe("the action table", () => {
     expect(keysOf("hotkey")).toEqual(["app", "windowId", "windowIndex", "keys", "state"]);
     // modifiers are a program's only; fromX.. spell path.
     expect(keysOf("scroll")).toEqual(["app", "windowId", "windowIndex", "snapshotId", "elementIndex", "direction", "amount", "x", "y", "state"]);
-    expect(keysOf("drag")).toEqual(["app", "windowId", "windowIndex", "path", "fromX", "fromY", "toX", "toY", "button", "state"]);
+    // An element drag names two elements: the command takes --snapshot-id.
+    expect(keysOf("drag")).toEqual(["app", "windowId", "windowIndex", "snapshotId", "path", "fromX", "fromY", "toX", "toY", "fromElementIndex", "toElementIndex", "button", "state"]);
     // The step's `name` is the command's --action.
     expect(keysOf("perform-secondary-action")).toEqual(["app", "windowId", "windowIndex", "snapshotId", "elementIndex", "action", "state"]);
     expect(ARGS["set-value"].shape.value.description).toBe("new value (use --value-stdin for secrets)");
@@ -69,6 +70,13 @@ describe("compileCommand: one generic function", () => {
         { x: 3, y: 4 },
       ],
     });
+    // An element drag: the two indices, the snapshot as the program's.
+    expect(compileCommand("drag", { app: "a", fromElementIndex: 4, toElementIndex: 9, snapshotId: "cs_0123456789", button: "left" })).toEqual({
+      app: "a",
+      snapshotId: "cs_0123456789",
+      steps: [{ action: "drag", fromElementIndex: 4, toElementIndex: 9, button: "left" }],
+      observe: false,
+    });
     const p = compileCommand("set-value", { app: "a", elementIndex: 3, valueStdin: true });
     expect(p.steps[0]).toEqual({ action: "set-value", elementIndex: 3, value: "" });
     expect(withStdin(p, "s3cret").steps[0]).toEqual({ action: "set-value", elementIndex: 3, value: "s3cret" });
@@ -80,7 +88,14 @@ describe("compileCommand: one generic function", () => {
       ["set-value", { app: "a", elementIndex: 1 }, "set-value takes exactly one of --value or --value-stdin"],
       ["type-text", { app: "a", text: "x", textStdin: true }, "type-text takes exactly one of --text or --text-stdin"],
       ["drag", { app: "a", fromX: 1 }, "drag needs all of --from-x --from-y --to-x --to-y"],
-      ["drag", { app: "a" }, "drag takes either --path or --from-x/--from-y/--to-x/--to-y"],
+      ["drag", { app: "a" }, "drag: give either a path or both fromElementIndex and toElementIndex"],
+      ["drag", { app: "a", path: [{ x: 1, y: 1 }, { x: 2, y: 2 }], fromX: 1, fromY: 1, toX: 2, toY: 2 }, "drag takes either --path or --from-x/--from-y/--to-x/--to-y"],
+      // An element drag: both elements, and nothing else saying where.
+      ["drag", { app: "a", fromElementIndex: 1 }, "drag: an element drag needs both fromElementIndex and toElementIndex"],
+      ["drag", { app: "a", toElementIndex: 1 }, "drag: an element drag needs both fromElementIndex and toElementIndex"],
+      ["drag", { app: "a", fromElementIndex: 1, toElementIndex: 2, fromX: 1, fromY: 1, toX: 2, toY: 2 }, "drag: give either a path or both fromElementIndex and toElementIndex"],
+      ["drag", { app: "a", fromElementIndex: 1, toElementIndex: 2, path: [{ x: 1, y: 1 }, { x: 2, y: 2 }] }, "drag: give either a path or both fromElementIndex and toElementIndex"],
+      ["drag", { app: "a", fromElementIndex: 3, toElementIndex: 3 }, "drag: fromElementIndex and toElementIndex must name two elements"],
       ["click", { app: "a", x: 1 }, "click: a point needs both x and y"],
       ["scroll", { app: "a", elementIndex: 1, direction: "up" }, "scroll: elementIndex scrolls into view; drop direction and x/y"],
       ["select-text", { app: "a", elementIndex: 1, start: 3, end: 1 }, "select-text: end must not be before start"],
@@ -126,6 +141,28 @@ describe("parseProgram: the one shape check", () => {
     const bad = thrown(() => parseProgram({ app: "a", steps: [{ action: "drag", path: [{ x: 1, y: 1 }] }] }));
     expect(bad.message).toMatch(/^program steps\.0\.path: /);
     expect(bad.details).toEqual({ path: "steps.0.path" });
+  });
+
+  it("an element drag step: exactly one of a path or both element indices, two different elements", () => {
+    const ok = parseProgram({ app: "a", steps: [{ action: "wait", ms: 1 }, { action: "drag", fromElementIndex: 2, toElementIndex: 5 }] });
+    expect(ok.steps[1]).toEqual({ action: "drag", fromElementIndex: 2, toElementIndex: 5 });
+    expect(stepElementIndices(ok.steps[1]!)).toEqual([2, 5]);
+    expect(stepElementIndices({ action: "click", elementIndex: 7 } as never)).toEqual([7]);
+    expect(stepElementIndices({ action: "drag", path: [{ x: 1, y: 1 }, { x: 2, y: 2 }] } as never)).toEqual([]);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ action: "drag", fromElementIndex: 2 }, "step 0 (drag): an element drag needs both fromElementIndex and toElementIndex"],
+      [{ action: "drag" }, "step 0 (drag): give either a path or both fromElementIndex and toElementIndex"],
+      [{ action: "drag", fromElementIndex: 2, toElementIndex: 3, path: [{ x: 1, y: 1 }, { x: 2, y: 2 }] }, "step 0 (drag): give either a path or both fromElementIndex and toElementIndex"],
+      [{ action: "drag", fromElementIndex: 2, toElementIndex: 2 }, "step 0 (drag): fromElementIndex and toElementIndex must name two elements"],
+    ];
+    for (const [step, message] of cases) {
+      const e = thrown(() => parseProgram({ app: "a", steps: [step] }));
+      expect(e.code).toBe("INVALID_ARGUMENTS");
+      expect(e.message).toBe(message);
+      expect(e.details).toEqual({ step: 0 });
+    }
+    // An index must be a snapshot index: a whole number, not negative.
+    expect(thrown(() => parseProgram({ app: "a", steps: [{ action: "drag", fromElementIndex: -1, toElementIndex: 2 }] })).message).toMatch(/^program steps\.0\.fromElementIndex: /);
   });
 });
 
