@@ -19,6 +19,7 @@ import { checkFocusNotSecure } from "./live-checks.ts";
 import { activationFacts } from "./activation.ts";
 import { pointerGuard } from "./pointer.ts";
 import { asUnverified } from "../engine/permissions.ts";
+import { restoreTargetWindow } from "./restore.ts";
 
 export interface StepReceipt {
   index: number;
@@ -211,6 +212,9 @@ export async function runProgram(
     if (elementOnly) decision = engine.safety.checkApp(app, snapshot.window, opts.command);
   }
   const windowId = snapshot?.window.windowId ?? window?.window_id ?? null;
+  // ---- issue 13: app lifecycle (--restore-window: un-minimize the target first)
+  if (program.restoreWindow) await restoreTargetWindow(engine, app, windowId, [window, ...windows], opts.command, decision.source);
+  // ---- end lifecycle
   const receipts: StepReceipt[] = program.steps.map((s, i) => ({
     index: i,
     action: s.action,

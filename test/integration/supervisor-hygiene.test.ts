@@ -31,6 +31,12 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     set_accessibility: { enabled: true },
     focused_element: { pid: 4242 },
     settle: { pid: 4242, quiet_ms: 50, max_ms: 200 },
+    // ---- issue 13: app lifecycle
+    list_installed: {},
+    launch: { executable: "/usr/bin/fixture-app", args: [], desktop_id: null },
+    launch_status: { pid: 4242 },
+    window_op: { window_id: FIXTURE_WINDOW, op: "activate" },
+    // ---- end lifecycle
   };
 }
 
@@ -38,7 +44,14 @@ describe("capability gate", () => {
   const gated = (Object.keys(OPS) as OpName[]).filter((op) => OPS[op].capability !== null);
 
   it("covers every op that names a capability", () => {
-    expect(gated.sort()).toEqual(["focused_element", "get_tree", "hit_test", "list_apps", "list_windows", "permissions", "screenshot", "set_accessibility", "settle", "watch_user_input"]);
+    expect(gated.sort()).toEqual(
+      [
+        "focused_element", "get_tree", "hit_test", "list_apps", "list_windows", "permissions", "screenshot", "set_accessibility", "settle", "watch_user_input",
+        // ---- issue 13: app lifecycle
+        "launch", "launch_status", "list_installed", "window_op",
+        // ---- end lifecycle
+      ].sort(),
+    );
   });
 
   for (const op of gated) {

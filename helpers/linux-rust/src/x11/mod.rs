@@ -8,6 +8,7 @@ pub mod keys;
 pub mod pointer;
 pub mod watch;
 pub mod windows;
+pub mod wm;
 
 use crate::error::{Code, Error, Result};
 use std::collections::HashSet;
