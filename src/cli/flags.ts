@@ -82,6 +82,13 @@ export function parseFlags(schema: z.ZodObject, argv: string[]): { args: Record<
   const args: Record<string, unknown> = {};
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
+    // issue 13 (lifecycle): `--` ends the flags; the rest is the command's own argument list (launch's `args`), verbatim.
+    if (token === "--") {
+      const rest = specs.get("--args");
+      if (!rest || rest.kind !== "string[]") throw bad("this command takes no arguments after --", "--");
+      args[rest.field] = [...((args[rest.field] as string[] | undefined) ?? []), ...argv.slice(i + 1)];
+      break;
+    }
     if (!token.startsWith("--")) throw bad(`unexpected argument ${JSON.stringify(token.slice(0, 40))}`);
     const eq = token.indexOf("=");
     const name = eq > 0 ? token.slice(0, eq) : token;

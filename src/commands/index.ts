@@ -29,6 +29,9 @@ import { clipboardGet, clipboardSet } from "./clipboard.ts";
 // ---- end clipboard
 // issue 13: menus
 import { menuClick, menuList } from "./menus.ts";
+// ---- issue 13: app lifecycle
+import { activateApp, launchApp, listApps, quitApp } from "./lifecycle.ts";
+// ---- end lifecycle
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -232,14 +235,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     };
   },
 
-  async "list-apps"(engine) {
-    const { supervisor } = await engine.helper();
-    const { result } = await supervisor.request("list_apps", {});
-    const apps = result.apps
-      .map((a) => ({ name: a.name, pid: a.pid, executable: a.executable, desktopId: a.desktop_id, accessible: a.accessible, windowCount: a.window_count, toolkit: a.toolkit ?? null }))
-      .sort((a, b) => a.name.localeCompare(b.name) || a.pid - b.pid);
-    return { apps };
-  },
+  // issue 13 (lifecycle): --all adds the installed apps (src/commands/lifecycle.ts).
+  "list-apps": (engine, args) => listApps(engine, args),
 
   async "list-windows"(engine, args) {
     await engine.helper();
@@ -343,6 +340,9 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     return { paused: false, wasPaused: lifted.paused, ...(lifted.reason ? { liftedReason: lifted.reason } : {}) };
   },
   // ---- issue 13: app lifecycle
+  launch: (engine, args) => launchApp(engine, args, { gate: () => permissionGate(engine) }),
+  activate: (engine, args) => activateApp(engine, args),
+  quit: (engine, args) => quitApp(engine, args),
   // ---- end lifecycle
 
   // ---- issue 13: clipboard

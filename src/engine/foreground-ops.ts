@@ -13,7 +13,13 @@ import type { OpArgs, OpName } from "../wire/messages.ts";
  */
 export const FOREGROUND_OPS: readonly string[] = Object.freeze(["input", "paste"]);
 
-export function isForegroundOp(op: string): boolean {
+/**
+ * Whether this request takes the foreground: an op of FOREGROUND_OPS, or
+ * window_op's `activate` (it moves keyboard focus to another window, which
+ * would redirect another process's typing mid-text); restore and close do not.
+ */
+export function isForegroundOp(op: string, args?: unknown): boolean {
+  if (op === "window_op") return (args as { op?: unknown } | undefined)?.op === "activate";
   return FOREGROUND_OPS.includes(op);
 }
 
@@ -30,7 +36,7 @@ export class LeasedSupervisor extends Supervisor {
   private readonly ambient: SupervisorOptions["ambientSignal"];
 
   override async request<O extends OpName>(op: O, args: OpArgs<O>, opts: RequestOptions = {}): Promise<HelperReply<O>> {
-    if (!isForegroundOp(op)) return await super.request(op, args, opts);
+    if (!isForegroundOp(op, args)) return await super.request(op, args, opts);
     // The wait ends with the request's cancellation, as the request itself would.
     const signal = opts.signal === undefined ? this.ambient?.() : (opts.signal ?? undefined);
     return await this.lease.hold(`helper ${op}`, { signal }, () => super.request(op, args, opts));

@@ -51,6 +51,14 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   // Bounded by its own 1 s wait for the menu to leave the screen.
   menu_close: 5_000,
   // ---- end menus
+  // ---- issue 13: app lifecycle
+  // Reading a few hundred entries; a spawn (the exec's outcome is awaited);
+  // window_op waits (bounded) for the window manager and the app.
+  list_installed: 10_000,
+  launch: 10_000,
+  launch_status: 5_000,
+  window_op: 10_000,
+  // ---- end lifecycle
 };
 
 /** Input step kinds that move or press the pointer, and those that press keys. */

@@ -3,7 +3,7 @@
 // fact (process identity included: list_apps); the host is asked only where
 // the helper said nothing (see src/platform/linux.ts, the only module that
 // reads the OS itself). On a host without such a reader every answer is null.
-import { LINUX_TOOLKIT_TREE_ADVICE, procComm, procExe, procStartTime } from "./linux.ts";
+import { LINUX_TOOLKIT_TREE_ADVICE, procAlive, procComm, procExe, procIsDescendant, procStartTime } from "./linux.ts";
 
 export interface HostProcessFacts {
   /**
@@ -17,6 +17,38 @@ export interface HostProcessFacts {
   /** The name the OS records for the process (at most 15 characters on Linux). */
   processName(pid: number): string | null;
 }
+
+// ---- issue 13: app lifecycle
+/**
+ * Process tree facts for waiting on a launched app: whether a process runs,
+ * and whether it descends from another (the window of an app started
+ * through a wrapper belongs to a child). Null where the host cannot tell.
+ */
+export interface HostProcessTree {
+  /** The process runs (not exited, not an unreaped zombie); null when unknown. */
+  alive(pid: number): boolean | null;
+  /** `ancestor` is a parent, grandparent... of `pid`; null when unknown. */
+  isDescendant(pid: number, ancestor: number): boolean | null;
+}
+
+/** The host's process tree facts: read from the OS on Linux; elsewhere every answer is null, `alive` asked of the OS by signal 0. */
+export function hostProcessTree(platform: NodeJS.Platform = process.platform, opts: { procRoot?: string } = {}): HostProcessTree {
+  if (platform !== "linux") {
+    return {
+      alive: (pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch (err) {
+          return (err as NodeJS.ErrnoException).code === "EPERM" ? true : false;
+        }
+      },
+      isDescendant: () => null,
+    };
+  }
+  return { alive: (pid) => procAlive(pid, opts.procRoot), isDescendant: (pid, ancestor) => procIsDescendant(pid, ancestor, opts.procRoot) };
+}
+// ---- end lifecycle
 
 /** A host the orchestrator cannot read: every fact comes from the helper. */
 export const NO_HOST_FACTS: HostProcessFacts = Object.freeze({

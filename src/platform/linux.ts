@@ -66,6 +66,43 @@ export function procStartTime(pid: number, procRoot = DEFAULT_PROC_ROOT): number
   }
 }
 
+// ---- issue 13: app lifecycle
+/** Fields 3 (state) and 4 (parent pid) of /proc/PID/stat; null when the process is gone. */
+function procStateParent(pid: number, procRoot: string): { state: string; ppid: number } | null {
+  if (!validPid(pid)) return null;
+  try {
+    const stat = readFileSync(`${procRoot}/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ppid = Number(fields[1]);
+    return fields[0] && Number.isInteger(ppid) ? { state: fields[0], ppid } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a process runs: it has a /proc entry and is not a zombie or dead (it exited, unreaped). */
+export function procAlive(pid: number, procRoot = DEFAULT_PROC_ROOT): boolean {
+  const s = procStateParent(pid, procRoot);
+  return s !== null && !/^[ZXx]$/.test(s.state);
+}
+
+/** Most parent links followed from a process up to init (deeper trees do not exist in practice). */
+const MAX_ANCESTRY = 64;
+
+/** Whether `ancestor` is a parent, grandparent... of `pid` (a process is not its own descendant). */
+export function procIsDescendant(pid: number, ancestor: number, procRoot = DEFAULT_PROC_ROOT): boolean {
+  if (!validPid(ancestor) || pid === ancestor) return false;
+  let cur = pid;
+  for (let i = 0; i < MAX_ANCESTRY; i++) {
+    const s = procStateParent(cur, procRoot);
+    if (!s || s.ppid <= 0) return false;
+    if (s.ppid === ancestor) return true;
+    cur = s.ppid;
+  }
+  return false;
+}
+// ---- end lifecycle
+
 /**
  * What to do when an app of a Linux toolkit exposes no accessibility tree,
  * by the toolkit the helper recognised (list_apps `toolkit`). Every toolkit

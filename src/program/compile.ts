@@ -13,7 +13,7 @@ import { parseProgram, type CheckedProgram, type Step } from "../protocol/progra
  */
 export function compileCommand(command: string, args: Record<string, unknown>): CheckedProgram {
   if (!isActionCommand(command)) throw new DeckhandError("INVALID_ARGUMENTS", `${command} is not an action`);
-  const target = Object.fromEntries(["app", "windowId", "windowIndex", "snapshotId"].filter((f) => args[f] !== undefined).map((f) => [f, args[f]]));
+  const target = Object.fromEntries(["app", "windowId", "windowIndex", "snapshotId", "restoreWindow"].filter((f) => args[f] !== undefined).map((f) => [f, args[f]]));
   return parseProgram({ ...target, steps: [commandStep(command, args)], observe: args.state === true }, { command });
 }
 

@@ -25,6 +25,7 @@ import type { StorePort } from "../engine/ports.ts";
 // ---- end clipboard
 import { verifyDrop, type ElementDragReport } from "./element-drag.ts";
 import type { ForegroundLease } from "../session/foreground-lease.ts";
+import { restoreTargetWindow } from "./restore.ts";
 
 export interface StepReceipt {
   index: number;
@@ -232,6 +233,9 @@ export async function runProgram(
     if (elementOnly) decision = engine.safety.checkApp(app, snapshot.window, opts.command);
   }
   const windowId = snapshot?.window.windowId ?? window?.window_id ?? null;
+  // ---- issue 13: app lifecycle (--restore-window: un-minimize the target first)
+  if (program.restoreWindow) await restoreTargetWindow(engine, app, windowId, [window, ...windows], opts.command, decision.source);
+  // ---- end lifecycle
   const receipts: StepReceipt[] = program.steps.map((s, i) => ({
     index: i,
     action: s.action,

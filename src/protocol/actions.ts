@@ -31,6 +31,8 @@ export const windowId = uint.describe("X11 window id (or the platform's window i
 export const windowIndex = uint.describe("index into list-windows' result for the app");
 export const elementIndex = uint.describe("element index from snapshot.elements[].index");
 export const state = z.boolean().describe("return a fresh observation after the action");
+// issue 13 (lifecycle): --restore-window on every action command, restoreWindow on a program.
+export const restoreWindow = z.boolean().describe("un-minimize the target window first (when it is minimized)");
 
 export const Button = z.enum(["left", "right", "middle", "back", "forward"]);
 export const Point = z.strictObject({ x: int, y: int });
@@ -349,6 +351,7 @@ function commandArgs(name: ActionCommandName): z.ZodObject<Shape, z.core.$strict
     }
   }
   shape.state = state.optional();
+  shape.restoreWindow = restoreWindow.optional();
   return z.strictObject(shape);
 }
 

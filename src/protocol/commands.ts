@@ -28,7 +28,9 @@ export const ARGS = {
       .optional()
       .describe("switch the session's accessibility flag on (Linux: org.a11y.Status IsEnabled); apps started before must be restarted"),
   }),
-  "list-apps": z.strictObject({}),
+  "list-apps": z.strictObject({
+    all: z.boolean().optional().describe("also the installed apps that are not running (running: false)"),
+  }),
   "list-windows": z.strictObject({ app }),
   "get-app-state": z.strictObject({
     ...targetFields,
@@ -49,6 +51,16 @@ export const ARGS = {
   pause: z.strictObject({ reason: z.string().max(200).optional() }),
   resume: z.strictObject({}),
   // ---- issue 13: app lifecycle
+  launch: z.strictObject({
+    app: z.string().min(1).max(4096).describe("app to start: desktop id (with or without .desktop), exact name, or executable path or basename"),
+    args: z.array(z.string().max(32 * 1024)).max(256).optional().describe("arguments for the app (CLI: everything after --)"),
+    timeoutMs: z.number().int().min(1).max(120_000).optional().describe("how long to wait for a window with an accessibility tree (default 30000)"),
+  }),
+  activate: z.strictObject({ ...targetFields }),
+  quit: z.strictObject({
+    app,
+    timeoutMs: z.number().int().min(1).max(120_000).optional().describe("how long to wait for the app to exit (default 10000)"),
+  }),
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
@@ -89,6 +101,9 @@ export const COMMAND_SUMMARY: Record<CommandName, string> = {
   pause: "Stop every mutating command (across processes) until resume.",
   resume: "Lift a pause.",
   // ---- issue 13: app lifecycle
+  launch: "Start an installed app (or an executable) with accessibility on; wait for its window and tree.",
+  activate: "Raise and focus an app's window (foreground grant), the focus read back.",
+  quit: "Close an app's windows politely (confirm hook) and wait for it to exit; never kills.",
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
@@ -109,6 +124,9 @@ export const MUTATING_COMMANDS: ReadonlySet<CommandName> = new Set<CommandName>(
   ...COMMANDS.filter((c) => (ACTIONS as readonly string[]).includes(c)),
   "run",
   // ---- issue 13: app lifecycle
+  "launch",
+  "activate",
+  "quit",
   // ---- end lifecycle
 
   // ---- issue 13: clipboard

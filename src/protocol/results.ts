@@ -199,6 +199,50 @@ export const StepReceipt = z
 
 const AppRef = z.strictObject({ name: str, pid: uint });
 
+// ---- issue 13: app lifecycle
+/** A running app as list-apps lists it (--all adds `running` and `installed`). */
+const RunningApp = z
+  .strictObject({
+    name: str,
+    pid: uint,
+    executable: str.nullable().describe("canonical executable path, null when unreadable"),
+    desktopId: str.nullable(),
+    accessible: z.boolean().describe("exposes an accessibility tree"),
+    windowCount: uint,
+    toolkit: str.nullable().describe("gtk3, qt5, chromium, ... when the helper recognises it"),
+    running: z.literal(true).optional().describe("--all: a running app"),
+    installed: z.boolean().optional().describe("--all: an installed app's entry matches it (its desktopId is then the entry's)"),
+  })
+  .meta({ id: "RunningApp", description: "a running app with a window or an accessibility tree" });
+
+/** An installed app that is not running (list-apps --all). */
+const InstalledApp = z
+  .strictObject({
+    name: str,
+    pid: z.null(),
+    executable: str.nullable().describe("the program its entry starts, null when not found"),
+    desktopId: str.describe("what launch --app takes"),
+    accessible: z.literal(false),
+    windowCount: z.literal(0),
+    toolkit: z.null(),
+    running: z.literal(false),
+    installed: z.literal(true),
+    terminal: z.boolean().describe("it runs inside a terminal (launch refuses it)"),
+  })
+  .meta({ id: "InstalledApp", description: "an installed app that is not running (list-apps --all)" });
+
+/** A window as list-windows shows it. */
+const ListedWindow = z.strictObject({
+  windowId: uint,
+  windowIndex: uint.describe("what --window-index takes"),
+  title: str,
+  bounds: Rect,
+  minimized: z.boolean(),
+  zIndex: uint.describe("0 is the bottom of the stacking order"),
+  popup: z.boolean().describe("an open menu, combo list or tooltip"),
+});
+// ---- end lifecycle
+
 /** The result of one action command (a one-step program). */
 function actionResult<C extends CommandName>(command: C) {
   return z.strictObject({
@@ -377,17 +421,10 @@ export const RESULTS = {
   "list-apps": z.strictObject({
     apps: z
       .array(
-        z.strictObject({
-          name: str,
-          pid: uint,
-          executable: str.nullable().describe("canonical executable path, null when unreadable"),
-          desktopId: str.nullable(),
-          accessible: z.boolean().describe("exposes an accessibility tree"),
-          windowCount: uint,
-          toolkit: str.nullable().describe("gtk3, qt5, chromium, ... when the helper recognises it"),
-        }),
+        // issue 13 (lifecycle): with --all, the installed apps that are not running too (InstalledApp).
+        z.union([RunningApp, InstalledApp]),
       )
-      .describe("sorted by name, then pid"),
+      .describe("sorted by name, then pid (with --all: the installed apps not running among them, pid null)"),
   }),
   "list-windows": z.strictObject({
     app: z.strictObject({ name: str, pid: uint, executable: str.nullable() }),
@@ -446,6 +483,38 @@ export const RESULTS = {
     liftedReason: str.optional().describe("the reason of the pause lifted"),
   }),
   // ---- issue 13: app lifecycle
+  launch: z.strictObject({
+    app: RunningApp.describe("the launched app as list-apps shows it"),
+    windows: z.array(ListedWindow).describe("its windows as list-windows shows them"),
+    launched: z
+      .strictObject({
+        pid: uint.describe("the process started (the app's pid, or its ancestor when it started through a wrapper)"),
+        desktopId: str.nullable().describe("the installed entry it was started from"),
+        executable: str.describe("the program exec'd"),
+        args: z.array(str).describe("its arguments as started, argsAdded included"),
+        argsAdded: z.array(str).describe("arguments added for accessibility (--force-renderer-accessibility for Chromium-family apps)"),
+        envAdded: z.array(str).describe("environment variables set for accessibility (names only)"),
+        handedOff: z.boolean().describe("the started process exited at once and an instance already running (or started by the session) showed the window"),
+      })
+      .describe("what was started"),
+    waitedMs: uint.describe("from the start to a window with an accessibility tree"),
+    windowMs: uint.describe("from the start to its first window"),
+    treeNodes: uint.describe("accessible nodes read in the window when it counted as ready (more than the frame)"),
+  }),
+  activate: z.strictObject({
+    app: AppRef,
+    windowId: uint,
+    activated: z.literal(true).describe("the window (or a dialog of it) holds the input focus, read back"),
+    wasMinimized: z.boolean(),
+    detail: str.describe("what was asked of the window manager and what was read back"),
+  }),
+  quit: z.strictObject({
+    app: AppRef,
+    exited: z.boolean().describe("the process ended within the wait"),
+    windowsClosed: uint.describe("windows that went after the close request"),
+    windowsLeft: z.array(z.strictObject({ windowId: uint, title: str })).describe("windows still open after the wait (a 'save changes?' dialog, a window that refused)"),
+    waitedMs: uint,
+  }),
   // ---- end lifecycle
 
   // ---- issue 13: clipboard

@@ -107,6 +107,11 @@ export const CAPABILITY_KEYS = Object.freeze([
   // 2.0: screenshot's region and max_width (crop and scale in the helper).
   "screenshot.scale",
   // ---- 2.1 (issue 13) app lifecycle
+  // Installed apps (list_installed); starting one (launch, launch_status); a
+  // window's activate / restore / close (window_op).
+  "list_installed",
+  "launch",
+  "window_op",
   // ---- end lifecycle
 
   // ---- 2.1 (issue 13) clipboard
@@ -499,6 +504,91 @@ export const OPS = {
     }),
   },
   // ---- 2.1 (issue 13) app lifecycle
+  list_installed: {
+    mutates: false,
+    capability: "list_installed",
+    /**
+     * Apps installed for the user (Linux: the .desktop entries of the XDG
+     * data dirs, earlier dirs winning by id; hidden entries and entries
+     * whose TryExec fails left out; applications only). Bounded by the
+     * helper (entries and bytes read per entry).
+     */
+    args: z.object({}),
+    result: z.object({
+      apps: z.array(
+        z.object({
+          /** The platform's id of the entry (Linux: the desktop file id, "org.xfce.mousepad.desktop"). */
+          desktop_id: z.string(),
+          name: z.string(),
+          /** Absolute path of the program the entry starts, as found now; null when it is not found. */
+          executable: z.string().nullable(),
+          /** The entry's command line, split into arguments, placeholders for files and URLs left out. */
+          exec: z.array(z.string()),
+          /** The app runs inside a terminal. */
+          terminal: z.boolean(),
+          /** The entry asks not to be shown in menus (a helper, a settings panel, a MIME handler). */
+          no_display: z.boolean(),
+        }),
+      ),
+    }),
+  },
+  launch: {
+    // Mutating: a lost helper mid-launch is never retried (the app may have started).
+    mutates: true,
+    capability: "launch",
+    /**
+     * Start a program detached from the helper (its own session, no
+     * inherited pipes, stdin/stdout/stderr the null device; exec'd directly,
+     * never through a shell), with the environment its toolkit needs to be
+     * accessible added (names in env_added) and, for a browser engine that
+     * needs it, an argument (args_added). Reaped when it exits (no zombie).
+     * Exec failure: LAUNCH_FAILED details.reason (not-found,
+     * not-executable, exec-failed). The receipt's route is "synthetic".
+     */
+    args: z.object({
+      /** Absolute path, or a bare name looked up on the helper's PATH. */
+      executable: z.string().min(1),
+      args: z.array(z.string()).max(256),
+      /** The installed entry it is started as (list_installed), or null. */
+      desktop_id: z.string().nullable(),
+    }),
+    result: z.object({
+      pid: uint,
+      /** The process's start witness, comparable to list_apps' start_time. */
+      start_time: uint.nullable(),
+      env_added: z.array(z.string()),
+      args_added: z.array(z.string()),
+    }),
+  },
+  launch_status: {
+    mutates: false,
+    capability: "launch",
+    /** Whether a process this helper launched still runs, and how it ended. known false: not one of its launches. */
+    args: z.object({ pid: uint }),
+    result: z.object({
+      known: z.boolean(),
+      running: z.boolean(),
+      /** Exit code when it exited; null while it runs, when it was killed by a signal, or when unknown. */
+      exit_code: int.nullable(),
+      /** The signal that ended it, if one did. */
+      signal: int.nullable(),
+    }),
+  },
+  window_op: {
+    mutates: true,
+    capability: "window_op",
+    /**
+     * activate: ask the window manager to raise and focus the window, then
+     * read the input focus back (done: the window holds it). restore:
+     * un-minimize it (done: shown, not hidden, read back). close: ask the
+     * app to close it as the window's close button would (the app's own
+     * close protocol where it has one, else the window manager's close),
+     * never killing anything (done: the window is gone). Waits are bounded.
+     * The receipt's route is "synthetic" (window-manager messages).
+     */
+    args: z.object({ window_id: uint, op: z.enum(["activate", "restore", "close"]) }),
+    result: z.object({ window_id: uint, done: z.boolean(), detail: z.string() }),
+  },
   // ---- end lifecycle
 
   // ---- 2.1 (issue 13) clipboard

@@ -51,6 +51,12 @@ const RUNS: [CommandName, string[], { stdin?: string }?][] = [
   // ---- end menus
   ["pause", ["--reason", "contract check"]],
   ["resume", []],
+  // ---- issue 13: app lifecycle (the fake's installed "Example Editor"; `true` as the confirm hook allows)
+  ["list-apps", ["--all"]],
+  ["launch", ["--app", "org.example.Editor", "--timeout-ms", "5000"]],
+  ["activate", [...app, ...fg]],
+  ["quit", [...app, "--timeout-ms", "200", "--confirm-cmd", "true"]],
+  // ---- end lifecycle
 ];
 
 describe("every command's result matches RESULTS", () => {

@@ -40,6 +40,12 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     menu_tree: { pid: 4242, window_id: FIXTURE_WINDOW, root: null, max_nodes: 10, max_depth: 4 },
     menu_close: { pid: 4242, window_id: FIXTURE_WINDOW, opener: { path: [9, 0], role: "menu", native_role: "menu", name: "File", identifier: "menu-file" } },
     // ---- end menus
+    // ---- issue 13: app lifecycle
+    list_installed: {},
+    launch: { executable: "/usr/bin/fixture-app", args: [], desktop_id: null },
+    launch_status: { pid: 4242 },
+    window_op: { window_id: FIXTURE_WINDOW, op: "activate" },
+    // ---- end lifecycle
   };
 }
 
@@ -56,6 +62,9 @@ describe("capability gate", () => {
         // ---- issue 13: menus
         "menu_close", "menu_tree",
         // ---- end menus
+        // ---- issue 13: app lifecycle
+        "launch", "launch_status", "list_installed", "window_op",
+        // ---- end lifecycle
       ].sort(),
     );
   });

@@ -24,6 +24,8 @@ pub enum Code {
     VerificationFailed,
     /// (1.2) The target process exited (or left the bus) mid-request.
     AppExited,
+    /// (2.1) launch could not start the process (exec failed; details.reason).
+    LaunchFailed,
 }
 
 impl Code {
@@ -43,6 +45,7 @@ impl Code {
             Code::PolicyDenied => "POLICY_DENIED",
             Code::VerificationFailed => "VERIFICATION_FAILED",
             Code::AppExited => "APP_EXITED",
+            Code::LaunchFailed => "LAUNCH_FAILED",
         }
     }
 }

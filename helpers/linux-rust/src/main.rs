@@ -82,6 +82,10 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
             _ => Capability { supported: false, verified: "live".into(), note: Some("no XInput 2".into()) },
         },
         // ---- issue 13: app lifecycle
+        "list_installed" => live("Desktop Entry files of $XDG_DATA_HOME/applications then $XDG_DATA_DIRS/applications (spec defaults), earlier dirs winning by desktop file id (subdir/ -> '-'); Type=Application with an Exec only, Hidden=true and a TryExec not found left out; Exec split per the spec's quoting, field codes removed; at most 5000 files of 256 KiB"),
+        "launch" => live("fork+setsid+fork+execve, no shell: the app in a session of its own, stdin/stdout/stderr /dev/null, no other descriptor, not a descendant of the helper (a small watcher process reaps it and reports its exit for launch_status); QT_ACCESSIBILITY=1, QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1, GNOME_ACCESSIBILITY=1 and GIO_LAUNCHED_DESKTOP_FILE added, DECKHAND_* dropped; --force-renderer-accessibility for Chromium-family executables; exec failure -> LAUNCH_FAILED reason not-found / not-executable / bad-format / exec-failed"),
+        "window_op" if x => live("activate: EWMH _NET_ACTIVE_WINDOW (source: pager), the input focus read back; restore: MapWindow (ICCCM iconic -> normal), then _NET_ACTIVE_WINDOW, shown and not hidden read back; close: WM_DELETE_WINDOW when WM_PROTOCOLS lists it, else _NET_CLOSE_WINDOW, the window's end awaited (2 s); never XKillClient or a signal"),
+        "window_op" => no_x("no window manager to ask"),
         // ---- end lifecycle
 
         // ---- issue 13: clipboard

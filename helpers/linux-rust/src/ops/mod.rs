@@ -215,6 +215,10 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
             read_op(ctx, id, op, deadline_ms, &args, |a, dl| async move { crate::atspi::settle::settle(&ctx.a11y().await?, &a, dl).await }).await
         }
         // ---- issue 13: app lifecycle
+        "list_installed" => read_op(ctx, id, op, deadline_ms, &args, |a, _| lifecycle::list_installed(a)).await,
+        "launch" => lifecycle::launch(id, deadline_ms, &args).await,
+        "launch_status" => read_op(ctx, id, op, deadline_ms, &args, |a, _| lifecycle::launch_status(a)).await,
+        "window_op" => lifecycle::window_op(ctx, id, deadline_ms, &args).await,
         // ---- end lifecycle
 
         // ---- issue 13: clipboard

@@ -18,6 +18,11 @@ pub const PROTOCOL: [u32; 2] = [2, 1];
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",
     "list_apps",
+    // ---- issue 13: app lifecycle
+    "list_installed",
+    "launch",
+    "window_op",
+    // ---- end lifecycle
     "list_windows",
     "get_tree",
     "get_tree.cache_bulk",

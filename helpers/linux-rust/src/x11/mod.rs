@@ -9,6 +9,7 @@ pub mod pointer;
 pub mod selection;
 pub mod watch;
 pub mod windows;
+pub mod wm;
 
 use crate::error::{Code, Error, Result};
 use std::collections::HashSet;
