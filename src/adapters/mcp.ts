@@ -88,6 +88,16 @@ export const MCP_TOOLS: readonly McpTool[] = (() => {
     tool("screenshot", "screenshot", ARGS.screenshot, true),
     ...ACTION_COMMANDS.map((c) => tool(c.replaceAll("-", "_"), c, actionToolSchema(c), false)),
     tool("run_program", "run", McpProgram, false, "Run a program: one target app, 1-100 steps validated before any runs, per-step receipts, one final observation."),
+    // Issue 13: app lifecycle, clipboard, menus. An MCP client has no stdin
+    // of deckhand's: the clipboard text travels in `text`, never --text-stdin.
+    tool("launch", "launch", ARGS.launch, false),
+    tool("activate", "activate", ARGS.activate, false),
+    tool("quit", "quit", ARGS.quit, false),
+    tool("clipboard_get", "clipboard-get", ARGS["clipboard-get"], true),
+    tool("clipboard_set", "clipboard-set", ARGS["clipboard-set"].omit({ textStdin: true }), false),
+    // Not read-only: with an element it opens that element's context menu.
+    tool("menu_list", "menu-list", ARGS["menu-list"], false),
+    tool("menu_click", "menu-click", ARGS["menu-click"], false),
     // Stopping is always allowed; lifting a pause (`resume`) is operator-only and is no tool.
     tool("pause", "pause", ARGS.pause, false, `${COMMAND_SUMMARY.pause} Only the operator can resume.`),
   ];
