@@ -12,7 +12,38 @@ export function humanOutput(command: CommandName | string, result: unknown): str
   const r = result as Any;
   switch (command) {
     case "list-apps":
-      return table([["NAME", "PID", "ACCESSIBLE", "WINDOWS", "EXECUTABLE"], ...r.apps.map((a: Any) => [a.name, String(a.pid), a.accessible ? "yes" : "no", String(a.windowCount), a.executable ?? "-"])]);
+      // With --all, installed apps that are not running have no pid: "-" there, and "installed" as their state.
+      return table([
+        ["NAME", "PID", "ACCESSIBLE", "WINDOWS", "EXECUTABLE"],
+        ...r.apps.map((a: Any) => (a.running === false ? [a.name, "-", "installed", "-", a.executable ?? a.desktopId ?? "-"] : [a.name, String(a.pid), a.accessible ? "yes" : "no", String(a.windowCount), a.executable ?? "-"])),
+      ]);
+    case "launch":
+      return `${r.app.name} (pid ${r.app.pid}) ready in ${r.waitedMs} ms: ${r.windows.length} window(s), ${r.treeNodes} accessible nodes${r.launched.handedOff ? " (handed off to a running instance)" : ""}`;
+    case "activate":
+      return `${r.app.name}: window ${r.windowId} activated${r.wasMinimized ? " (was minimized)" : ""}`;
+    case "quit":
+      return r.exited
+        ? `${r.app.name} (pid ${r.app.pid}) exited after ${r.waitedMs} ms`
+        : [`${r.app.name} (pid ${r.app.pid}) did NOT exit within ${r.waitedMs} ms; windows left:`, ...r.windowsLeft.map((w: Any) => `  ${w.windowId} "${w.title}"`)].join("\n");
+    // The text itself, as a person piping `deckhand clipboard get` expects; --json has the rest.
+    case "clipboard-get":
+      return r.text ?? "";
+    case "clipboard-set":
+      return r.cleared ? `${r.selection} cleared` : `${r.selection} set (${r.bytes} bytes, held by pid ${r.ownerPid ?? "-"})`;
+    case "menu-list": {
+      const lines: string[] = [];
+      const walk = (items: Any[], depth: number) => {
+        for (const m of items) {
+          const marks = [m.enabled ? "" : "disabled", m.checked === true ? "checked" : "", m.shortcut ?? ""].filter(Boolean).join(", ");
+          lines.push(`${"  ".repeat(depth)}${m.name}${m.submenu ? " >" : ""}${marks ? `  (${marks})` : ""}`);
+          if (m.children?.length) walk(m.children, depth + 1);
+        }
+      };
+      walk(r.items, 0);
+      return [`${r.app.name}: ${r.itemCount} items${r.truncated ? " (truncated)" : ""}`, ...lines].join("\n");
+    }
+    case "menu-click":
+      return `${r.app.name}: activated ${r.path}${r.verification?.verified === true ? `, verified (${r.verification.predicate})` : ""}`;
     case "list-windows":
       return table([["INDEX", "ID", "TITLE", "BOUNDS", "MINIMIZED"], ...r.windows.map((w: Any) => [String(w.windowIndex), String(w.windowId), w.title, `${w.bounds.x},${w.bounds.y} ${w.bounds.width}x${w.bounds.height}`, w.minimized ? "yes" : "no"])]);
     case "get-app-state": {
