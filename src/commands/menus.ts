@@ -288,6 +288,32 @@ interface OpenedContext {
   stillOpen: () => Promise<boolean>;
 }
 
+/**
+ * Whether a menu below an element is on screen (Qt's "popup menu"): an item
+ * of a menu, not just any child of it (a link's own text is on screen too).
+ */
+function menuShowing(tree: MenuTree | null): boolean {
+  return tree?.items.some((i) => i.showing && (i.kind !== "item" || i.node.role === "menu_item")) === true;
+}
+
+/** A snapshot element as a wire node (what its locator needs). */
+function elementNode(element: Element): WireNode {
+  return {
+    path: element.locator.path,
+    role: element.locator.role,
+    native_role: element.locator.nativeRole,
+    name: element.locator.name,
+    description: "",
+    value: null,
+    states: [],
+    bounds: element.bounds,
+    actions: [],
+    identifier: element.locator.identifier,
+    secure: element.secure,
+    child_count: 0,
+  };
+}
+
 const popupIds = async (t: Target) => new Set((await appWindows(t.engine, t.app.pid)).filter((w) => w.popup).map((w) => w.window_id));
 
 /**
@@ -304,29 +330,26 @@ async function openContext(t0: Target, args: { elementIndex?: number; snapshotId
   const window = t0.windows.find((w) => w.window_id === snapshot.window.windowId)!;
   const t: Target = { ...t0, window };
   const element = lookupElement(snapshot, args.elementIndex!);
-  const native = element.actions.includes("show_menu") ? resolveNativeAction(element, "show_menu", snapshot.actionPairs?.[String(element.index)]) : null;
+  let native = element.actions.includes("show_menu") ? resolveNativeAction(element, "show_menu", snapshot.actionPairs?.[String(element.index)]) : null;
+  let advertised = element.nativeActions;
+  if (!native) {
+    // An observation leaves out actions whose localized name is blank
+    // (Chromium names none): the element's exact actions, read live (menu_tree
+    // reads a root's action names with GetName where they are blank).
+    const live = await menuTree(t, locatorOf(elementNode(element)), 1, 1);
+    const show = live.roots[0]?.actions.find((a) => a.name === "show_menu");
+    advertised = live.roots[0]?.actions.map((a) => a.native) ?? advertised;
+    native = show?.native ?? null;
+  }
   if (!native) {
     throw new DeckhandError("MENU_NOT_EXPOSED", `element ${element.index} (${element.role} ${JSON.stringify(element.title)}) advertises no show_menu action: its context menu, if it has one, is not reachable through accessibility`, {
-      details: { reason: "no-show-menu-action", elementIndex: element.index, actions: element.nativeActions.join(","), delivery: "not_dispatched" },
+      details: { reason: "no-show-menu-action", elementIndex: element.index, actions: advertised.join(","), delivery: "not_dispatched" },
     });
   }
   const { hello } = await engine.helper();
   requireCapability(hello, "action.secondary", "opening a context menu");
   const before = await popupIds(t);
-  const node: WireNode = {
-    path: element.locator.path,
-    role: element.locator.role,
-    native_role: element.locator.nativeRole,
-    name: element.locator.name,
-    description: "",
-    value: null,
-    states: [],
-    bounds: element.bounds,
-    actions: [],
-    identifier: element.locator.identifier,
-    secure: element.secure,
-    child_count: 0,
-  };
+  const node = elementNode(element);
   engine.safety.audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window.window_id, elementIndex: element.index, decision: "allow", rule: "open-context-menu", outcome: "OK", delivery: "not_dispatched" });
   let openNote = "";
   try {
@@ -340,7 +363,7 @@ async function openContext(t0: Target, args: { elementIndex?: number; snapshotId
   }
   engine.safety.audit({ command, appId: auditAppId(app), pid: app.pid, windowId: window.window_id, elementIndex: element.index, decision: "allow", rule: "open-context-menu", outcome: "OK", delivery: "submitted" });
   const newPopups = async () => [...(await popupIds(t))].filter((id) => !before.has(id));
-  const stillOpen = async () => (await newPopups()).length > 0 || (await menuTree(t, locatorOf(node), 200, 4).catch(() => null))?.items.some((i) => i.showing) === true;
+  const stillOpen = async () => (await newPopups()).length > 0 || menuShowing(await menuTree(t, locatorOf(node), 200, 4).catch(() => null));
   // Where the toolkit put its items: below the element, or a popup window's own tree.
   const until = Date.now() + OPEN_WAIT_MS;
   let found: { tree: MenuTree; opener: WireNode | null; windowId: number } | null = null;
@@ -348,7 +371,7 @@ async function openContext(t0: Target, args: { elementIndex?: number; snapshotId
   let popupSeen: number | null = null;
   while (!found) {
     const own: MenuTree = await menuTree(t, locatorOf(node), maxItems, MAX_DEPTH);
-    if (own.items.some((i) => i.showing)) found = { tree: own, opener: node, windowId: window.window_id };
+    if (menuShowing(own)) found = { tree: own, opener: node, windowId: window.window_id };
     const popups: number[] = found ? [] : await newPopups();
     if (popups.length) popupSeen ??= Date.now();
     for (const id of popups) {
@@ -422,6 +445,19 @@ export async function menuList(engine: Engine, args: CommandArgs<"menu-list">, g
 }
 
 // ---------------------------------------------------------------- menu click
+
+/**
+ * How an item is activated: its press (click), else, for an item of role
+ * menu_item whose first (default) action is "select", that action: Chromium
+ * names the default action of its items so, and it runs the item (its
+ * disabled items say "doDefault" instead). Null: nothing activates it.
+ */
+export function activationOf(n: WireNode): { action: "click" | "secondary"; native: string | null } | null {
+  if (n.actions.some((a) => a.name === "press")) return { action: "click", native: null };
+  const first = n.actions[0];
+  if (n.role === "menu_item" && first?.name === "select") return { action: "secondary", native: first.native };
+  return null;
+}
 
 /** The item as the confirm decision reads it: a control of its role and name (no snapshot index). */
 function controlOf(n: WireNode): Control {
@@ -506,7 +542,10 @@ export async function menuClick(engine: Engine, args: CommandArgs<"menu-click">,
       engine.safety.checkPaused("menu-click");
       engine.safety.audit({ event: "decision", command: "menu-click", appId: auditAppId(t.app), pid: t.app.pid, windowId: t.window.window_id, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
       const before = item.item.node.states.includes("checked");
-      const reply = await elementAction(t, item.item.node, "click", null);
+      // Neither: the click is asked for and the helper refuses it (ACTION_UNSUPPORTED, nothing run).
+      const how = activationOf(item.item.node) ?? { action: "click" as const, native: null };
+      if (how.action === "secondary") requireCapability(hello, "action.secondary", "menu click");
+      const reply = await elementAction(t, item.item.node, how.action, how.native);
       audit("OK", reply.receipt?.delivery ?? "submitted");
       // Read back: the item's check state (through its parent's items), and whether the menu closed.
       const parent = chain.length > 1 ? chain[chain.length - 2]! : null;
@@ -527,7 +566,15 @@ export async function menuClick(engine: Engine, args: CommandArgs<"menu-click">,
       let closeNote = "";
       let report: ContextReport | null = null;
       if (ctx) {
-        const c = (await ctx.stillOpen()) ? await ctx.close() : { closed: true, closedBy: null, note: "the activated item closed it" };
+        // The activated item closes its menu in the app's next frames: a
+        // bounded wait before deckhand closes it (Escape, under the grant).
+        const until = Date.now() + CLOSE_WAIT_MS;
+        let open = await ctx.stillOpen();
+        while (open && Date.now() < until) {
+          await sleep(POLL_MS);
+          open = await ctx.stillOpen();
+        }
+        const c = open ? await ctx.close() : { closed: true, closedBy: null, note: "the activated item closed it" };
         report = contextReport(ctx.element, c, c.closedBy ?? (c.closed ? "activation" : null));
         menuClosed = c.closed;
       } else if (openerNode) {
@@ -577,4 +624,4 @@ export async function menuClick(engine: Engine, args: CommandArgs<"menu-click">,
 }
 
 /** For tests: the entries and the path resolution without a helper. */
-export const __test = { buildEntries, resolveMenuPath, toOut };
+export const __test = { buildEntries, resolveMenuPath, toOut, activationOf };

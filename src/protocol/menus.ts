@@ -87,9 +87,20 @@ export function normalizeMenuName(name: string): string {
 }
 
 /**
+ * A name without the shortcut text a toolkit appended to it: Chromium gives
+ * the items of its context menus names like "Select all Ctrl+A", "Paste as plain text
+ * Ctrl+Shift+V". Only a trailing modifier combination is taken off.
+ */
+export function withoutShortcutText(name: string): string {
+  return name.replace(/\s+(?:(?:ctrl|control|shift|alt|super|meta|cmd)\+)+\S+$/i, "");
+}
+
+/**
  * The entry a path level names among `candidates` (by their names, in menu
  * order): the first with exactly that name, else the first whose trimmed
- * name is it, else the first equal after normalizeMenuName. -1: none.
+ * name is it, else the first equal after normalizeMenuName, else the first
+ * equal once a trailing shortcut text is taken off (withoutShortcutText).
+ * -1: none.
  */
 export function matchMenuName(wanted: string, candidates: readonly string[]): number {
   const exact = candidates.indexOf(wanted);
@@ -97,5 +108,7 @@ export function matchMenuName(wanted: string, candidates: readonly string[]): nu
   const trimmed = candidates.findIndex((c) => c.trim() === wanted.trim());
   if (trimmed >= 0) return trimmed;
   const w = normalizeMenuName(wanted);
-  return candidates.findIndex((c) => normalizeMenuName(c) === w);
+  const loose = candidates.findIndex((c) => normalizeMenuName(c) === w);
+  if (loose >= 0) return loose;
+  return candidates.findIndex((c) => normalizeMenuName(withoutShortcutText(c)) === w);
 }

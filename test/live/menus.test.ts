@@ -1,10 +1,18 @@
 // Menus by path (issue 13) on a real desktop: `menu list` and `menu click`
 // against the GTK3 and Qt5 fixtures (test/fixtures/apps/fixture_app.py and
 // qt5_fixture.py log every menu activation) and two real editors, mousepad
-// (GTK3) and FeatherPad (Qt5). Rows: test/live/matrix/rows.ts ("menus.").
+// (GTK3) and FeatherPad (Qt5); context menus of web elements in Chromium
+// and Firefox on test/fixtures/web/context.html (the page POSTs what it
+// received to a loopback server started here). Rows:
+// test/live/matrix/rows.ts ("menus.").
 // Every test ends with no menu of its app open (no popup window).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeLive, launchApp, launchAppTree, launchFixture, launchFixtureScript, QT5_FIXTURE, useDesktop, waitUntil, type App, type Fixture, type TreeApp } from "./harness.ts";
+import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
+import { describeLive, desktopEnv, launchApp, launchAppTree, launchFixture, launchFixtureScript, QT5_FIXTURE, useDesktop, waitUntil, type App, type Fixture, type TreeApp } from "./harness.ts";
 import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { proveOracles, since, unexpectedEvents } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
@@ -318,4 +326,179 @@ describeLive("menus by path", () => {
       await expectNoMenuOpen(a.pid);
     });
   });
+  // ---------------------------------------------------------------- browsers' context menus
+  // How test/live/toolkits-web.test.ts starts them, on the context page.
+  const BROWSER_ARGV = {
+    chromium: (url: string, profile: string) => [
+      "/usr/bin/chromium",
+      "--force-renderer-accessibility",
+      "--no-sandbox",
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-gpu",
+      `--user-data-dir=${profile}`,
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--password-store=basic",
+      "--window-position=0,0",
+      "--window-size=1200,900",
+      url,
+    ],
+    firefox: (url: string, profile: string) => ["/usr/bin/firefox-esr", "-no-remote", "-profile", profile, "-width", "1200", "-height", "900", url],
+  } as const;
+  const FIREFOX_PREFS = [
+    'user_pref("browser.shell.checkDefaultBrowser", false);',
+    'user_pref("browser.aboutwelcome.enabled", false);',
+    'user_pref("browser.startup.homepage_override.mstone", "ignore");',
+    'user_pref("startup.homepage_welcome_url", "");',
+    'user_pref("startup.homepage_welcome_url.additional", "");',
+    'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
+    'user_pref("datareporting.healthreport.uploadEnabled", false);',
+    'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
+    'user_pref("app.update.auto", false);',
+    'user_pref("app.update.enabled", false);',
+    'user_pref("browser.safebrowsing.malware.enabled", false);',
+    'user_pref("browser.safebrowsing.phishing.enabled", false);',
+    'user_pref("network.captive-portal-service.enabled", false);',
+    'user_pref("network.connectivity-service.enabled", false);',
+    'user_pref("extensions.update.enabled", false);',
+    'user_pref("browser.newtabpage.enabled", false);',
+    'user_pref("signon.rememberSignons", false);',
+    'user_pref("accessibility.force_disabled", -1);',
+    'user_pref("browser.tabs.warnOnClose", false);',
+    'user_pref("browser.sessionstore.resume_from_crash", false);',
+    "",
+  ].join("\n");
+
+  for (const id of ["chromium", "firefox"] as const) {
+    describeLive(`${id} context menus`, () => {
+      let web: WebFixture;
+      let browser: TreeApp;
+      let startFailure: Error | undefined;
+      const app = () => `pid:${browser.pid}`;
+      beforeAll(async () => {
+        web = await startWebFixture("context.html");
+        const profile = mkdtempSync(join(tmpdir(), `deckhand-${id}-profile-`));
+        if (id === "firefox") writeFileSync(join(profile, "user.js"), FIREFOX_PREFS);
+        // GNOME_ACCESSIBILITY=1: Firefox enables its accessibility service at start.
+        const env: Record<string, string> = id === "firefox" ? { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE: "1", MOZ_DISABLE_AUTO_SAFE_MODE: "1" } : {};
+        try {
+          browser = await launchAppTree(desktop, BROWSER_ARGV[id](web.url, profile), { env, timeoutMs: 90_000, titleMatches: /deckhand context fixture/ });
+          await web.waitFor((e) => e.event === "ready", 60_000);
+          await waitAccessible(bg, browser.pid);
+        } catch (err) {
+          // The row fails with this reason, recorded, rather than being skipped.
+          startFailure = err as Error;
+        }
+      }, 180_000);
+      afterAll(async () => {
+        await browser?.stop();
+        await web?.close();
+      }, 30_000);
+
+      /** An observation in which the link and the Note input are laid out (web content arrives after the page). */
+      const pageObs = (s: Serve) =>
+        waitUntil(`${id}'s context page in the accessibility tree`, 30_000, async () => {
+          const { st } = await observeTimed(s, { app: app(), windowId: browser.windows[0] });
+          const link = st.snapshot.elements.find((e: any) => e.role === "link" && e.title === "Fixture link" && e.bounds);
+          const note = st.snapshot.elements.find((e: any) => /^text_/.test(e.role) && e.title === "Note" && e.bounds);
+          return link && note ? { st, link, note } : undefined;
+        });
+      const pageSaw = (mark: number, event: string) => web.events().slice(mark).filter((e) => e.event === event);
+      const started = () => {
+        if (startFailure) throw new Error(`${id} did not start: ${startFailure.message}`);
+      };
+
+      if (id === "chromium") {
+        /** What xclip reads from the clipboard; null when nothing owns it. */
+        const clipboard = (): string | null => {
+          try {
+            return execFileSync("xclip", ["-o", "-selection", "clipboard"], { env: desktopEnv(desktop), timeout: 5000, stdio: ["ignore", "pipe", "ignore"] }).toString();
+          } catch {
+            return null;
+          }
+        };
+        rowIt("menus.chromium.context", async () => {
+          started();
+          const { st, link, note } = await pageObs(fg);
+          const sid = st.snapshot.snapshotId;
+          const href = `http://127.0.0.1:${web.port}/linked-target.html`;
+          // 1. The link's context menu, listed, then closed again.
+          let mark = web.events().length;
+          const list = await timed(fg, "menu-list", { app: app(), elementIndex: link.index, snapshotId: sid });
+          expect(list.r.ok, JSON.stringify(list.r.error)).toBe(true);
+          metric("menus.chromium.context", "list_ms", list.ms);
+          metric("menus.chromium.context", "items", list.r.result.itemCount);
+          console.log(`[menus] chromium link context menu: ${list.ms} ms, ${list.r.result.itemCount} items: ${list.r.result.items.map((e: any) => e.name).join(" | ")}; ${list.r.result.contextMenu.note}`);
+          expect(list.r.result.source).toBe("context_menu");
+          expect(list.r.result.items.find((e: any) => e.name === "Copy link address")).toMatchObject({ enabled: true, submenu: false });
+          expect(list.r.result.items.some((e: any) => e.name === "Open link in new tab")).toBe(true);
+          // Chromium offers no accessibility call that closes it: Escape, focus-guarded, under the grant.
+          expect(list.r.result.contextMenu).toMatchObject({ element: { index: link.index, role: "link" }, opened: true, closed: true, closedBy: "escape" });
+          await expectNoMenuOpen(browser.pid);
+          await sleep(300);
+          expect(pageSaw(mark, "contextmenu")).toEqual([expect.objectContaining({ control: "Fixture link" })]);
+          expect(pageSaw(mark, "clicked")).toEqual([]);
+
+          // 2. Copy link address: the link's URL on the X clipboard, the link not followed.
+          const before = clipboard();
+          expect(before).not.toBe(href);
+          mark = web.events().length;
+          const copy = await timed(fg, "menu-click", { app: app(), elementIndex: link.index, snapshotId: sid, path: "Copy link address" });
+          expect(copy.r.ok, JSON.stringify(copy.r.error)).toBe(true);
+          metric("menus.chromium.context", "click_ms", copy.ms);
+          console.log(`[menus] chromium menu click "Copy link address": ${copy.ms} ms, ${JSON.stringify(copy.r.result.contextMenu)}`);
+          // Its items' default action is named "select" (it runs the item).
+          expect(copy.r.result).toMatchObject({ path: "Copy link address", activated: true, route: "accessibility", nativeAction: "select", verification: { menuClosed: true } });
+          await waitUntil("the link's URL on the clipboard", 5000, () => (clipboard() === href ? true : undefined));
+          await expectNoMenuOpen(browser.pid);
+          await sleep(300);
+          expect(pageSaw(mark, "contextmenu")).toEqual([expect.objectContaining({ control: "Fixture link" })]);
+          expect(pageSaw(mark, "clicked")).toEqual([]);
+          expect(web.requests().filter((r) => r.includes("linked-target"))).toEqual([]);
+
+          // 3. The Note input: focused (as a right-click would), then its context menu's "Select all".
+          const f = await fg.request("focus", { app: app(), elementIndex: note.index, snapshotId: sid });
+          expect(f.ok, JSON.stringify(f.error)).toBe(true);
+          await web.waitFor((e) => e.event === "focus" && e.control === "Note" && e.in === true, 10_000);
+          mark = web.events().length;
+          const all = await timed(fg, "menu-click", { app: app(), elementIndex: note.index, snapshotId: sid, path: "Select all" });
+          expect(all.r.ok, JSON.stringify(all.r.error)).toBe(true);
+          metric("menus.chromium.context", "select_all_ms", all.ms);
+          console.log(`[menus] chromium menu click "Select all": ${all.ms} ms, item ${JSON.stringify(all.r.result.item.name)}`);
+          // Chromium's name carries the shortcut's text; the path names the item without it.
+          expect(all.r.result.item.name).toMatch(/^Select all\b/);
+          const sel = await web.waitFor((e) => e.event === "select" && e.control === "Note", 5000, mark);
+          expect(sel).toMatchObject({ start: 0, end: "context menu text".length });
+          await expectNoMenuOpen(browser.pid);
+          await sleep(300);
+          expect(pageSaw(mark, "contextmenu")).toEqual([expect.objectContaining({ control: "Note" })]);
+          expect(pageSaw(mark, "text_changed")).toEqual([]);
+        });
+      } else {
+        rowIt("menus.firefox.context", async () => {
+          started();
+          const { st, link, note } = await pageObs(bg);
+          const mark = web.events().length;
+          for (const [el, native] of [
+            [link, "jump"],
+            [note, "activate"],
+          ] as const) {
+            const r = await timed(bg, "menu-list", { app: app(), elementIndex: el.index, snapshotId: st.snapshot.snapshotId });
+            console.log(`[menus] firefox ${el.role} context menu: ${r.ms} ms -> ${r.r.ok ? "ok" : `${r.r.error?.code} ${JSON.stringify(r.r.error?.details)}`}`);
+            expect(r.r.error?.code, JSON.stringify(r.r)).toBe("MENU_NOT_EXPOSED");
+            // Its exact actions, read live: nothing that opens a context menu.
+            expect(r.r.error!.details).toMatchObject({ reason: "no-show-menu-action", actions: native, delivery: "not_dispatched" });
+          }
+          const click = await bg.request("menu-click", { app: app(), elementIndex: link.index, snapshotId: st.snapshot.snapshotId, path: "Copy Link" });
+          expect(click.error?.code, JSON.stringify(click)).toBe("MENU_NOT_EXPOSED");
+          await sleep(300);
+          expect(pageSaw(mark, "contextmenu")).toEqual([]);
+          expect(pageSaw(mark, "clicked")).toEqual([]);
+          await expectNoMenuOpen(browser.pid);
+        });
+      }
+    });
+  }
 });

@@ -115,10 +115,25 @@ fn descends(it: &Item) -> bool {
     }
 }
 
-/// Left out of a menu listing: separators and tear-off handles (nothing to
-/// name or activate).
+/// Left out of a menu listing: separators, tear-off handles and empty
+/// unnamed fillers (nothing to name or activate).
 fn skipped(it: &Item) -> bool {
     matches!(role_of(it), Some(Role::Separator | Role::TearoffMenuItem))
+        || matches!(role_of(it), Some(Role::Panel | Role::Filler)) && it.child_count <= 0 && it.name.trim().is_empty()
+}
+
+/// A node that only wraps a menu's items, directly below a root or another
+/// wrapper (`in_wrapper`): Chromium's context menu is a popup whose menu bar
+/// holds a panel, a panel, then an unnamed "menu" with the items. Listed as a
+/// "group" (its children are its parent's items) and descended. An unnamed
+/// menu could never be named in a path as a submenu anyway.
+fn is_wrapper(it: &Item, in_wrapper: bool) -> bool {
+    in_wrapper
+        && match role_of(it) {
+            Some(Role::Panel | Role::Filler) => it.child_count > 0,
+            Some(Role::Menu) => it.name.trim().is_empty(),
+            _ => false,
+        }
 }
 
 fn is_checkable(it: &Item) -> bool {
@@ -189,6 +204,8 @@ struct Found {
     path: Vec<u32>,
     item: Item,
     identifier: String,
+    /// See `is_wrapper`: listed as a group.
+    wrapper: bool,
 }
 
 /// The children of `parent` as (object path, index in parent), never of a
@@ -285,19 +302,22 @@ async fn walk(a: &A11y, bus: &str, roots: &[Found], max_nodes: u32, max_depth: u
             truncated = true;
             break;
         }
-        let parents: Vec<&(Found, i64)> = level.iter().filter(|(f, d)| (*d < 0 || descends(&f.item)) && f.item.child_count > 0).collect();
+        let parents: Vec<&(Found, i64)> = level.iter().filter(|(f, d)| (*d < 0 || f.wrapper || descends(&f.item)) && f.item.child_count > 0).collect();
         let deep: Vec<&&(Found, i64)> = parents.iter().filter(|(_, d)| *d + 1 >= max_depth as i64).collect();
         if !deep.is_empty() {
             truncated = true;
         }
         let parents: Vec<&(Found, i64)> = parents.into_iter().filter(|(_, d)| *d + 1 < max_depth as i64).collect();
         let lists = join_all(parents.iter().map(|(f, _)| children_of(a, bus, &f.item))).await;
-        let mut refs: Vec<(String, Vec<u32>, String, i64)> = Vec::new();
+        // (object, path, parent object, depth, whether the parent is a root or a wrapper)
+        let mut refs: Vec<(String, Vec<u32>, String, i64, bool)> = Vec::new();
         for ((f, d), l) in parents.iter().zip(lists) {
             for (obj, idx) in l {
                 let mut p = f.path.clone();
                 p.push(idx as u32);
-                refs.push((obj, p, f.obj.clone(), d + 1));
+                // A root holds wrappers only when it is a menu (bar) itself, never an element.
+                let menu_root = *d < 0 && matches!(role_of(&f.item), Some(Role::MenuBar | Role::Menu | Role::PopupMenu));
+                refs.push((obj, p, f.obj.clone(), d + 1, menu_root || f.wrapper));
             }
         }
         let room = (max_nodes as usize).saturating_sub(out.len());
@@ -305,18 +325,19 @@ async fn walk(a: &A11y, bus: &str, roots: &[Found], max_nodes: u32, max_depth: u
             refs.truncate(room);
             truncated = true;
         }
-        let described = join_all(refs.iter().map(|(obj, p, parent, _)| tree::describe_with_id(a, bus, obj, parent, p.last().copied().unwrap_or(0) as i32))).await;
+        let described = join_all(refs.iter().map(|(obj, p, parent, _, _)| tree::describe_with_id(a, bus, obj, parent, p.last().copied().unwrap_or(0) as i32))).await;
         level = Vec::new();
-        for ((obj, path, _, d), r) in refs.into_iter().zip(described) {
+        for ((obj, path, _, d, in_wrapper), r) in refs.into_iter().zip(described) {
             let Ok((item, identifier)) = r else { continue };
             if skipped(&item) {
                 continue;
             }
-            let f = Found { obj, path, item, identifier };
+            let wrapper = is_wrapper(&item, in_wrapper);
+            let f = Found { obj, path, item, identifier, wrapper };
             out.push((f.clone(), d as u32, false));
             level.push((f, d));
         }
-        if out.len() >= max_nodes as usize && level.iter().any(|(f, _)| descends(&f.item) && f.item.child_count > 0) {
+        if out.len() >= max_nodes as usize && level.iter().any(|(f, _)| (f.wrapper || descends(&f.item)) && f.item.child_count > 0) {
             truncated = true;
             break;
         }
@@ -337,15 +358,29 @@ async fn walk(a: &A11y, bus: &str, roots: &[Found], max_nodes: u32, max_depth: u
 
 /// Each node's advertised action names (as get_tree reports them) and the
 /// key binding of its press-like action (else its first), from one
-/// Action.GetActions call.
-async fn actions_and_binding(a: &A11y, bus: &str, it: &Item) -> (Vec<String>, Option<String>) {
+/// Action.GetActions call. `exact` (a root: one node, whose actions decide
+/// what may be run on it): every name not already a known untranslated one
+/// is asked of GetName, as `actions::advertised` does (Firefox's localized
+/// names are not its names).
+async fn actions_and_binding(a: &A11y, bus: &str, it: &Item, exact: bool) -> (Vec<String>, Option<String>) {
     if it.ifaces & IF_ACTION == 0 {
         return (Vec::new(), None);
     }
     let Ok(v) = a.call::<_, Vec<(String, String, String)>>(bus, &it.path, I_ACTION, "GetActions", &()).await else {
         return (Vec::new(), None);
     };
-    let names: Vec<String> = v.iter().map(|(l, _, _)| vocabulary::untranslated_action(l).unwrap_or_else(|| l.clone())).collect();
+    // Chromium leaves every localized name blank: its names come from
+    // GetName (one call per action, only for those; a menu's nodes are few),
+    // so its items' "select" and its elements' "showContextMenu" are seen.
+    let names: Vec<String> = join_all(v.iter().enumerate().map(|(i, (l, _, _))| async move {
+        let known = vocabulary::untranslated_action(l);
+        if l.trim().is_empty() || exact && known.is_none() {
+            let n = a.call::<_, String>(bus, &it.path, I_ACTION, "GetName", &(i as i32,)).await.unwrap_or_default();
+            return if n.trim().is_empty() { l.clone() } else { n };
+        }
+        known.unwrap_or_else(|| l.clone())
+    }))
+    .await;
     let role = tree::role_name(it.role);
     let pick = actions::press_like(&names, role).unwrap_or(0);
     let mut binding = v.get(pick).map(|(_, _, k)| k.clone()).filter(|k| !k.is_empty());
@@ -360,7 +395,7 @@ async fn actions_and_binding(a: &A11y, bus: &str, it: &Item) -> (Vec<String>, Op
 
 /// The wire node of a found node, with its details (bounds only when it is
 /// on screen).
-async fn wire_of(a: &A11y, bus: &str, f: &Found, view: View) -> (WireNode, Option<String>) {
+async fn wire_of(a: &A11y, bus: &str, f: &Found, view: View, exact: bool) -> (WireNode, Option<String>) {
     let it = &f.item;
     let bounds = async {
         if it.ifaces & IF_COMPONENT == 0 || !it.open(view.visible_ok) {
@@ -369,7 +404,7 @@ async fn wire_of(a: &A11y, bus: &str, f: &Found, view: View) -> (WireNode, Optio
         let r = tree::extents(a, bus, &it.path).await?;
         Some(crate::wire::messages::Rect::new(r.x.saturating_add(view.offset.0), r.y.saturating_add(view.offset.1), r.width, r.height))
     };
-    let ((names, shortcut), bounds) = tokio::join!(actions_and_binding(a, bus, it), bounds);
+    let ((names, shortcut), bounds) = tokio::join!(actions_and_binding(a, bus, it, exact), bounds);
     let d = Details { bounds, value: None, actions: names, identifier: f.identifier.clone() };
     (tree::wire_node(f.path.clone(), it, d), shortcut)
 }
@@ -378,7 +413,7 @@ async fn resolve_root(a: &A11y, fe: &FrameEntry, loc: &WireLocator) -> Result<Fo
     let r = actions::resolve_from(a, &fe.bus, &fe.frame, loc, &[], Want::Nothing).await?;
     let identifier = tree::read_identifier(a, &fe.bus, &r.item.path).await;
     let obj = r.item.path.clone();
-    Ok(Found { obj, path: loc.path.clone(), item: r.item, identifier })
+    Ok(Found { obj, path: loc.path.clone(), item: r.item, identifier, wrapper: false })
 }
 
 pub async fn menu_tree(ctx: &Ctx, args: MenuTreeArgs) -> Result<MenuTreeResult> {
@@ -401,7 +436,7 @@ pub async fn menu_tree(ctx: &Ctx, args: MenuTreeArgs) -> Result<MenuTreeResult> 
             let bars = find_menu_bars(&a, &bus, &fe.frame, view).await?;
             let (a, bus) = (&a, bus.as_str());
             let described = join_all(bars.iter().map(|(obj, path)| async move {
-                tree::describe_with_id(a, bus, obj, "", path.last().copied().unwrap_or(0) as i32).await.map(|(item, identifier)| Found { obj: obj.clone(), path: path.clone(), item, identifier })
+                tree::describe_with_id(a, bus, obj, "", path.last().copied().unwrap_or(0) as i32).await.map(|(item, identifier)| Found { obj: obj.clone(), path: path.clone(), item, identifier, wrapper: false })
             }))
             .await;
             described.into_iter().flatten().collect()
@@ -409,8 +444,8 @@ pub async fn menu_tree(ctx: &Ctx, args: MenuTreeArgs) -> Result<MenuTreeResult> 
     };
     let (found, truncated) = walk(&a, &bus, &roots, args.max_nodes, args.max_depth, view).await;
     let (root_nodes, item_nodes) = tokio::join!(
-        join_all(roots.iter().map(|r| wire_of(&a, &bus, r, view))),
-        join_all(found.iter().map(|(f, _, _)| wire_of(&a, &bus, f, view))),
+        join_all(roots.iter().map(|r| wire_of(&a, &bus, r, view, true))),
+        join_all(found.iter().map(|(f, _, _)| wire_of(&a, &bus, f, view, false))),
     );
     let items: Vec<MenuItemOut> = found
         .iter()
@@ -419,7 +454,7 @@ pub async fn menu_tree(ctx: &Ctx, args: MenuTreeArgs) -> Result<MenuTreeResult> 
             node,
             depth: *depth,
             shortcut,
-            kind: kind_of(&f.item, *holds),
+            kind: if f.wrapper { "group" } else { kind_of(&f.item, *holds) },
             checkable: is_checkable(&f.item),
             showing: f.item.open(view.visible_ok),
         })
@@ -568,6 +603,23 @@ mod tests {
         assert!(!descends(&it(Role::Button, 2, 0)));
         assert!(skipped(&it(Role::Separator, 0, 0)));
         assert!(!skipped(&it(Role::MenuItem, 0, 0)));
+    }
+
+    #[test]
+    fn chromium_wrappers() {
+        let named = |role: Role, cc: i32, name: &str| Item { role: role as u32, child_count: cc, name: name.into(), ..Default::default() };
+        // Chromium's popup: menu bar > panel > panel > unnamed menu > items.
+        assert!(is_wrapper(&named(Role::Panel, 3, ""), true));
+        assert!(is_wrapper(&named(Role::Menu, 11, ""), true));
+        // Not below a menu root or another wrapper: an element's own children stay items.
+        assert!(!is_wrapper(&named(Role::Panel, 3, ""), false));
+        // A named menu is a submenu (GTK 3's File), never folded away.
+        assert!(!is_wrapper(&named(Role::Menu, 4, "File"), true));
+        assert!(!is_wrapper(&named(Role::MenuItem, 0, ""), true));
+        // Its empty panels are left out; a named or non-empty one is not.
+        assert!(skipped(&named(Role::Panel, 0, "")));
+        assert!(!skipped(&named(Role::Panel, 0, "Status")));
+        assert!(!skipped(&named(Role::Panel, 2, "")));
     }
 
     #[test]
