@@ -6,16 +6,19 @@
 // tree, with the previous clipboard restored; refusals read no text and
 // touch nothing. Rows: test/live/matrix/rows.ts (clipboard.*).
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { alivePid, desktopEnv, describeLive, FIXTURE_APP, launchApp, launchAppTree, launchFixture, SYSTEM_PYTHON, useDesktop, waitUntil, type Fixture, type TreeApp, type App } from "./harness.ts";
+import { alivePid, desktopEnv, describeLive, FIXTURE_APP, GTK4_FIXTURE, launchApp, launchAppTree, launchFixture, launchFixtureScript, SYSTEM_PYTHON, useDesktop, waitUntil, type Fixture, type TreeApp, type App } from "./harness.ts";
 import { deckhand, newStateDir, requireBuild, Serve, type CliRun } from "./deckhand.ts";
 import { proveOracles, QUIET_MS, since } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
 import { waitAccessible } from "./matrix/toolkit.ts";
+import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
+import { browserProfile, CHROMIUM_FLAGS, FIREFOX_ENV, FIREFOX_FLAGS, libreOfficeProfile, writerDocument } from "./app-profiles.ts";
 
 const FILE = "clipboard.test.ts";
 const OWNER_SCRIPT = join(FIXTURE_APP, "..", "selection_owner.py");
@@ -32,6 +35,9 @@ describeLive("clipboard (issue 13)", () => {
   /** Processes this file started that may own a selection: killed by pid at the end. */
   const started: ChildProcess[] = [];
   const ownerPids = new Set<number>();
+  /** Real apps and fixtures the paste rows start, and their temporary profiles: stopped and removed in afterAll whatever happened. */
+  const realApps: { stop(): Promise<void> }[] = [];
+  const scratch: string[] = [];
 
   const env = () => desktopEnv(desktop);
   /** What xclip reads from a selection; null when nothing owns it (or it offers no text). */
@@ -108,6 +114,9 @@ describeLive("clipboard (issue 13)", () => {
     fg = new Serve(desktop, { stateDir, args: ["--allow-foreground", "--confirm-cmd", "/bin/true"] });
   }, 90_000);
   afterAll(async () => {
+    // The real apps the paste rows started (also stopped by each row's finally: this is for a row that timed out).
+    for (const a of realApps) await a.stop().catch(() => undefined);
+    for (const d of scratch) rmSync(d, { recursive: true, force: true });
     await bg?.close();
     await fg?.close();
     await fixture?.stop();
@@ -370,4 +379,175 @@ describeLive("clipboard (issue 13)", () => {
       }
     }
   });
+
+  // paste into the other toolkits. Each row starts its app, sets a previous
+  // clipboard with xclip, pastes into one control and checks what the app
+  // itself received, then that the previous clipboard is back.
+
+  /** Starts a browser on the web fixture; the form's Name input with bounds, from a fresh observation. */
+  async function browserOnForm(kind: "chromium" | "firefox"): Promise<{ app: TreeApp; web: WebFixture; name: () => Promise<any> }> {
+    const web = await startWebFixture();
+    realApps.push({ stop: () => web.close() });
+    const profile = browserProfile(kind, "deckhand-clipboard-");
+    scratch.push(profile);
+    const argv = kind === "chromium" ? ["/usr/bin/chromium", "--force-renderer-accessibility", ...CHROMIUM_FLAGS(profile), web.url] : ["/usr/bin/firefox-esr", ...FIREFOX_FLAGS(profile), web.url];
+    const app = await launchAppTree(desktop, argv, { env: kind === "firefox" ? FIREFOX_ENV : {}, timeoutMs: 90_000, titleMatches: /deckhand web fixture/ });
+    realApps.push(app);
+    await web.waitFor((e) => e.event === "ready", 60_000);
+    await waitAccessible(bg, app.pid);
+    let last: any;
+    const find = (timeoutMs: number) =>
+      waitUntil(`${kind}'s Name input in the tree`, timeoutMs, async () => {
+        last = await observe(fg, app.pid, app.windows[0]);
+        return last.snapshot.elements.find((e: any) => ENTRY.test(e.role) && e.title === "Name" && e.bounds);
+      });
+    const name = () =>
+      find(30_000).catch((err) => {
+        throw new Error(`${(err as Error).message}; the last observation:\n${String(last?.snapshot.treeText).slice(0, 3000)}`);
+      });
+    return { app, web, name };
+  }
+
+  // Not a row for Firefox: measured, 4 of ~10 Firefox starts exposed the
+  // form's labels without their controls (label "Name" with no entry child,
+  // the same for the checkbox and password), for as long as the row waited
+  // (45 s) and after a reload; the other starts pasted fine. Until that is
+  // understood (deckhand's walk does not descend a node the toolkit does not
+  // report SHOWING; whether Firefox reports stale states there is unverified),
+  // a Firefox paste row would be flaky.
+  for (const kind of ["chromium"] as const) {
+    rowIt(
+      `clipboard.paste.${kind}`,
+      async () => {
+        let started: Awaited<ReturnType<typeof browserOnForm>> | undefined;
+        try {
+          started = await browserOnForm(kind);
+          const { app, web } = started;
+          const el = await started.name();
+          const prev = `before ${kind} ${randomBytes(3).toString("hex")}`;
+          await xclipIn(prev);
+          const text = `${kind} paste ${randomBytes(3).toString("hex")} — ü ✓`;
+          const mark = web.events().length;
+          const { v: r, ms } = await timed(() => fg.request("paste", { app: `pid:${app.pid}`, elementIndex: el.index, text }));
+          metric(`clipboard.paste.${kind}`, "serve_paste_ms", ms);
+          if (!alivePid(app.pid)) throw new Error(`${kind} died during paste; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
+          expect(r.ok, JSON.stringify(r.error)).toBe(true);
+          expect(r.result).toMatchObject({ delivery: "submitted", route: "foreground_input", verification: { verified: true }, cleanup: { keys_released: true } });
+          expect(r.result.paste).toMatchObject({ chars: [...text].length, restored: "text" });
+          expect(r.result.paste.served).toBeGreaterThanOrEqual(1);
+          metric(`clipboard.paste.${kind}`, "served", r.result.paste.served);
+          await web.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === text, 10_000, mark);
+          await sleep(QUIET_MS);
+          const changed = web.events().slice(mark).filter((e) => e.event === "text_changed");
+          expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+          expect(changed.at(-1)!.text).toBe(text);
+          expect(xclipOut()).toBe(prev);
+          console.log(`[clipboard] paste into ${kind}: ${ms} ms, served ${r.result.paste.served}, ${changed.length} input event(s)`);
+        } finally {
+          await started?.app.stop();
+          await started?.web.close();
+        }
+      },
+      180_000,
+    );
+  }
+
+  rowIt(
+    "clipboard.paste.writer",
+    async () => {
+      let app: TreeApp | undefined;
+      try {
+        const profile = libreOfficeProfile("deckhand-clipboard-lo-");
+        const dir = mkdtempSync(join(tmpdir(), "deckhand-clipboard-writer-"));
+        scratch.push(profile, dir);
+        const first = "First paragraph of the document.";
+        const doc = writerDocument(dir, "deckhand-paste", [first, "Second paragraph."]);
+        app = await launchAppTree(desktop, ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${profile}`, "--writer", doc], { env: { SAL_USE_VCLPLUGIN: "gtk3" }, timeoutMs: 120_000, titleMatches: /deckhand-paste/ });
+        realApps.push(app);
+        await waitAccessible(bg, app.pid);
+        const paragraph = () =>
+          waitUntil("Writer's first paragraph in the tree", 60_000, async () => {
+            const st = await observe(fg, app!.pid, app!.windows[0]);
+            return st.snapshot.elements.find((e: any) => e.nativeRole === "paragraph" && String(e.value ?? e.title ?? "").includes("First paragraph"));
+          });
+        const el = await paragraph();
+        const prev = `before writer ${randomBytes(3).toString("hex")}`;
+        await xclipIn(prev);
+        const text = `writer paste ${randomBytes(3).toString("hex")}`;
+        const { v: r, ms } = await timed(() => fg.request("paste", { app: `pid:${app!.pid}`, elementIndex: el.index, text }));
+        metric("clipboard.paste.writer", "serve_paste_ms", ms);
+        if (!alivePid(app.pid)) throw new Error(`soffice.bin died during paste; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(r.result).toMatchObject({ delivery: "submitted", route: "foreground_input", verification: { verified: true } });
+        expect(r.result.paste).toMatchObject({ chars: text.length, restored: "text" });
+        expect(r.result.paste.served).toBeGreaterThanOrEqual(1);
+        metric("clipboard.paste.writer", "served", r.result.paste.served);
+        const after = await waitUntil("the pasted text in the first paragraph", 10_000, async () => {
+          const p = await paragraph();
+          return String(p.value ?? "").includes(text) ? p : undefined;
+        });
+        expect(String(after.value)).toContain(first);
+        expect(xclipOut()).toBe(prev);
+        expect(alivePid(app.pid)).toBe(true);
+        console.log(`[clipboard] paste into writer: ${ms} ms, served ${r.result.paste.served}; the paragraph reads ${JSON.stringify(after.value)}`);
+      } finally {
+        await app?.stop();
+      }
+    },
+    240_000,
+  );
+
+  rowIt(
+    "clipboard.paste.gtk4",
+    async () => {
+      let gtk4: Fixture | undefined;
+      try {
+        gtk4 = await launchFixtureScript(desktop, GTK4_FIXTURE, { timeoutMs: 60_000 });
+        realApps.push(gtk4);
+        await waitAccessible(bg, gtk4.pid);
+        const st = await observe(fg, gtk4.pid);
+        const name = findEl(st, ENTRY, "Name");
+        const prev = `before gtk4 ${randomBytes(3).toString("hex")}`;
+        await xclipIn(prev);
+        const text = `gtk4 paste ${randomBytes(3).toString("hex")}`;
+        // With --element-index: the paste step focuses the entry through
+        // Component.GrabFocus, which GTK 4.8 answers NotSupported. The step
+        // stops there: nothing pasted, the clipboard untouched.
+        let mark = gtk4.events().length;
+        const refused = await fg.request("paste", { app: `pid:${gtk4.pid}`, elementIndex: name.index, text });
+        console.log(`[clipboard] paste --element-index into the gtk4 fixture: ${JSON.stringify(refused.ok ? refused.result : refused.error)}`);
+        expect(refused.ok).toBe(false);
+        expect(refused.error).toMatchObject({ code: "ACTION_FAILED", details: { dbus_error: "org.freedesktop.DBus.Error.NotSupported" } });
+        await sleep(QUIET_MS);
+        expect(since(gtk4, mark).filter((e) => e.event === "text_changed")).toEqual([]);
+        expect(xclipOut()).toBe(prev);
+        // So the entry is focused the way a user does it (a granted click),
+        // and the paste goes to the focused control (no element: the focus
+        // check refuses a secure one; no read-back, GTK 4.8's entry reads "").
+        const x = name.bounds.x + Math.floor(name.bounds.width / 2);
+        const y = name.bounds.y + Math.floor(name.bounds.height / 2);
+        const c = await fg.request("click", { app: `pid:${gtk4.pid}`, x, y });
+        expect(c.ok, JSON.stringify(c.error)).toBe(true);
+        await gtk4.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000, mark);
+        mark = gtk4.events().length;
+        const { v: r, ms } = await timed(() => fg.request("paste", { app: `pid:${gtk4!.pid}`, text }));
+        metric("clipboard.paste.gtk4", "serve_paste_ms", ms);
+        console.log(`[clipboard] paste into the focused gtk4 entry: ${ms} ms, ${JSON.stringify(r.ok ? r.result.paste : r.error)}`);
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(r.result).toMatchObject({ delivery: "submitted", route: "foreground_input", verification: { verified: null }, cleanup: { keys_released: true } });
+        expect(r.result.paste).toMatchObject({ chars: text.length, restored: "text" });
+        expect(r.result.paste.served).toBeGreaterThanOrEqual(1);
+        // The fixture itself got exactly the text, in Name and nowhere else.
+        await gtk4.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === text, 5000, mark);
+        await sleep(QUIET_MS);
+        const changed = since(gtk4, mark).filter((e) => e.event === "text_changed");
+        expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+        expect(changed.at(-1)!.text).toBe(text);
+        expect(xclipOut()).toBe(prev);
+      } finally {
+        await gtk4?.stop();
+      }
+    },
+    120_000,
+  );
 });
