@@ -72,8 +72,8 @@ export function locatorOf(n: WireNode): WireLocator {
  */
 export function buildEntries(tree: MenuTree, prefix: readonly string[] = []): Entry[] {
   const top: Entry[] = [];
-  const where = new Map<string, { list: Entry[]; names: readonly string[] }>();
-  for (const r of tree.roots) where.set(r.path.join("."), { list: top, names: prefix });
+  const where = new Map<string, { list: Entry[]; names: readonly string[]; role: string | null }>();
+  for (const r of tree.roots) where.set(r.path.join("."), { list: top, names: prefix, role: null });
   for (const item of tree.items) {
     const key = item.node.path.join(".");
     const parent = where.get(item.node.path.slice(0, -1).join("."));
@@ -82,11 +82,28 @@ export function buildEntries(tree: MenuTree, prefix: readonly string[] = []): En
       where.set(key, parent);
       continue;
     }
+    // A label inside a menu entry is the entry's own caption (GTK 4's menu bar
+    // items hold one), not an item of a submenu: nothing to list or activate.
+    if (item.node.role === "label" && parent.role === "menu_item") continue;
     const e: Entry = { item, names: [...parent.names, displayName(item.node)], children: [] };
     parent.list.push(e);
-    where.set(key, { list: e.children, names: e.names });
+    where.set(key, { list: e.children, names: e.names, role: item.node.role });
   }
   return top;
+}
+
+/**
+ * A menu bar is exposed only if something in it can be reached: when none of
+ * its top-level items lists items or advertises any action (GTK 4.8's
+ * PopoverMenuBar: its menus enter the tree only once opened by the pointer,
+ * and the items advertise no action that opens them), listing those names as
+ * leaf items, or saying a path "opens no submenu", would be a guess.
+ */
+function requireReachableBar(top: readonly Entry[], app: string, title: string, windowId: number, delivery?: "not_dispatched"): void {
+  if (!top.length || top.some((e) => e.children.length > 0 || e.item.node.actions.length > 0)) return;
+  throw new DeckhandError("MENU_NOT_EXPOSED", `${app}'s window ${JSON.stringify(title)} has a menu bar whose items advertise no action and list no items: its menus are not reachable through accessibility`, {
+    details: { reason: "no-open-action", windowId, ...available(top), ...(delivery ? { delivery } : {}) },
+  });
 }
 
 function countEntries(list: readonly Entry[]): number {
@@ -437,6 +454,7 @@ export async function menuList(engine: Engine, args: CommandArgs<"menu-list">, g
       });
     }
     const top = buildEntries(tree);
+    requireReachableBar(top, t0.app.name, t0.window.title, t0.window.window_id);
     return { app: { name: t0.app.name, pid: t0.app.pid }, windowId: t0.window.window_id, source: "menu_bar", items: top.map(toOut), itemCount: countEntries(top), truncated: tree.truncated, contextMenu: null };
   };
   const result = context ? await engine.serialized(`pid:${t0.app.pid}`, run) : await run();
@@ -489,6 +507,7 @@ export async function menuClick(engine: Engine, args: CommandArgs<"menu-click">,
         });
       }
       top = buildEntries(tree);
+      requireReachableBar(top, t.app.name, t.window.title, t.window.window_id, "not_dispatched");
     }
     const opened: string[] = [];
     let openerNode: WireNode | null = null;
@@ -624,4 +643,4 @@ export async function menuClick(engine: Engine, args: CommandArgs<"menu-click">,
 }
 
 /** For tests: the entries and the path resolution without a helper. */
-export const __test = { buildEntries, resolveMenuPath, toOut, activationOf };
+export const __test = { buildEntries, resolveMenuPath, toOut, activationOf, requireReachableBar };

@@ -14,7 +14,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
-import { alivePid, describeLive, desktopEnv, launchAppTree, launchFixtureScript, useDesktop, waitUntil, xdotool, type Fixture, type TreeApp } from "./harness.ts";
+import { alivePid, describeLive, desktopEnv, launchAppTree, launchFixtureScript, GTK4_FIXTURE, QT5_FIXTURE, useDesktop, waitUntil, xdotool, type Fixture, type TreeApp } from "./harness.ts";
 import { checkContract, DECKHAND, deckhand, newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { pointer, proveOracles, quietViolations, scene, sceneViolations, since } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
@@ -438,5 +438,178 @@ describeLive("element drag, the foreground lease, serve retries", () => {
       expect(alivePid(browser.pid)).toBe(true);
     }, 180_000);
   });
-});
 
+  // ---- issue 13 coverage: element drag on Qt5 and Firefox
+  describe("element drag on the Qt5 fixture (QListWidget item onto a QLabel)", () => {
+    let f: Fixture;
+    let fg: Serve;
+    let win: number;
+    const app = () => `pid:${f.pid}`;
+
+    beforeAll(async () => {
+      f = await launchFixtureScript(desktop, QT5_FIXTURE, { env: { QT_ACCESSIBILITY: "1" }, timeoutMs: 30_000 });
+      win = (f.events().find((e) => e.event === "ready") as any).windows[0].xid;
+      fg = new Serve(desktop, { stateDir, args: ["--allow-foreground"] });
+      await waitAccessible(fg, f.pid);
+    }, 60_000);
+    afterAll(async () => {
+      await fg?.close();
+      await f?.stop();
+    });
+
+    rowIt("drag.qt5.elements", async () => {
+      const r0 = await fg.request("get-app-state", { app: app(), windowId: win, noScreenshot: true });
+      expect(r0.ok, JSON.stringify(r0.error)).toBe(true);
+      const st = r0.result;
+      const apple = findEl(st, /list_item/, "Apple");
+      const target = findEl(st, /./, "Drop here");
+      const before = scene(desktop);
+      const mark = f.events().length;
+      const t0 = performance.now();
+      const r = await fg.request("drag", { app: app(), windowId: win, fromElementIndex: apple.index, toElementIndex: target.index, snapshotId: st.snapshot.snapshotId });
+      const ms = Math.round(performance.now() - t0);
+      metric("drag.qt5.elements", "drag_ms", ms);
+      console.log(`[drag] Qt5 fixture: ${ms} ms ${JSON.stringify(r.ok ? r.result.drag : r.error)}; app events ${JSON.stringify(since(f, mark).map((e) => e.event))}`);
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      await f.waitFor((e) => e.event === "drop", 5000, mark);
+      const events = since(f, mark);
+      expect(events.filter((e) => e.event === "drag_begin").map((e) => e.control)).toEqual(["Apple"]);
+      expect(events.filter((e) => e.event === "drop")).toEqual([expect.objectContaining({ control: "Drop target", text: "Apple" })]);
+      expect(r.result.verification.verified).toBe(true);
+      expect(r.result.drag.targetChanged).toContain("name");
+      expect(r.result.drag.from).toMatchObject({ index: apple.index, title: "Apple" });
+      expect(r.result.drag.to).toMatchObject({ index: target.index, title: "Drop here" });
+      expect(r.result.cleanup).toMatchObject({ buttons_released: true, pointer_restored: true });
+      const after = await fg.request("get-app-state", { app: app(), windowId: win, noScreenshot: true });
+      findEl(after.result, /./, "Dropped: Apple");
+      expect(pointer(desktop)).toBe(before.pointer);
+    });
+  });
+
+  describe("element drag on the GTK4 fixture (Gtk.DragSource onto a Gtk.DropTarget)", () => {
+    let f: Fixture;
+    let fg: Serve;
+    let win: number;
+    const app = () => `pid:${f.pid}`;
+
+    beforeAll(async () => {
+      f = await launchFixtureScript(desktop, GTK4_FIXTURE, { timeoutMs: 30_000 });
+      win = (f.events().find((e) => e.event === "ready") as any).windows[0].xid;
+      fg = new Serve(desktop, { stateDir, args: ["--allow-foreground"] });
+      await waitAccessible(fg, f.pid);
+    }, 60_000);
+    afterAll(async () => {
+      await fg?.close();
+      await f?.stop();
+    });
+
+    rowIt("drag.gtk4.elements", async () => {
+      const r0 = await fg.request("get-app-state", { app: app(), windowId: win, noScreenshot: true });
+      expect(r0.ok, JSON.stringify(r0.error)).toBe(true);
+      const st = r0.result;
+      const apple = findEl(st, /label/, "Apple");
+      const target = findEl(st, /label/, "Drop here");
+      const before = scene(desktop);
+      const mark = f.events().length;
+      const t0 = performance.now();
+      const r = await fg.request("drag", { app: app(), windowId: win, fromElementIndex: apple.index, toElementIndex: target.index, snapshotId: st.snapshot.snapshotId });
+      const ms = Math.round(performance.now() - t0);
+      metric("drag.gtk4.elements", "drag_ms", ms);
+      console.log(`[drag] GTK4 fixture: ${ms} ms ${JSON.stringify(r.ok ? r.result.drag : r.error)}; app events ${JSON.stringify(since(f, mark).map((e) => e.event))}`);
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      await f.waitFor((e) => e.event === "drop", 5000, mark);
+      const events = since(f, mark);
+      expect(events.filter((e) => e.event === "drag_begin").map((e) => e.control)).toEqual(["Apple"]);
+      expect(events.filter((e) => e.event === "drop")).toEqual([expect.objectContaining({ control: "Drop target", text: "Apple" })]);
+      expect(r.result.verification.verified).toBe(true);
+      expect(r.result.drag.targetChanged).toContain("name");
+      expect(r.result.drag.to).toMatchObject({ index: target.index, title: "Drop here" });
+      expect(r.result.cleanup).toMatchObject({ buttons_released: true, pointer_restored: true });
+      const after = await fg.request("get-app-state", { app: app(), windowId: win, noScreenshot: true });
+      findEl(after.result, /./, "Dropped: Apple");
+      expect(pointer(desktop)).toBe(before.pointer);
+    });
+  });
+
+  describe("element drag in Firefox (HTML5 drag and drop)", () => {
+    let web: WebFixture;
+    let browser: TreeApp;
+    let fg: Serve;
+    let startFailure: Error | undefined;
+
+    beforeAll(async () => {
+      web = await startWebFixture("dnd.html");
+      const profile = mkdtempSync(join(tmpdir(), "deckhand-firefox-dnd-"));
+      // As test/live/toolkits-web.test.ts: no first-run pages, updates or prompts.
+      writeFileSync(
+        join(profile, "user.js"),
+        [
+          'user_pref("browser.shell.checkDefaultBrowser", false);',
+          'user_pref("browser.aboutwelcome.enabled", false);',
+          'user_pref("browser.startup.homepage_override.mstone", "ignore");',
+          'user_pref("startup.homepage_welcome_url", "");',
+          'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
+          'user_pref("datareporting.healthreport.uploadEnabled", false);',
+          'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
+          'user_pref("app.update.auto", false);',
+          'user_pref("app.update.enabled", false);',
+          'user_pref("browser.safebrowsing.malware.enabled", false);',
+          'user_pref("browser.safebrowsing.phishing.enabled", false);',
+          'user_pref("network.captive-portal-service.enabled", false);',
+          'user_pref("network.connectivity-service.enabled", false);',
+          'user_pref("extensions.update.enabled", false);',
+          'user_pref("accessibility.force_disabled", -1);',
+          'user_pref("browser.tabs.warnOnClose", false);',
+          'user_pref("browser.sessionstore.resume_from_crash", false);',
+          "",
+        ].join("\n"),
+      );
+      fg = new Serve(desktop, { stateDir, args: ["--allow-foreground"] });
+      try {
+        browser = await launchAppTree(desktop, ["/usr/bin/firefox-esr", "-no-remote", "-profile", profile, "-width", "1000", "-height", "700", web.url], {
+          env: { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE: "1", MOZ_DISABLE_AUTO_SAFE_MODE: "1" },
+          timeoutMs: 90_000,
+          titleMatches: /deckhand dnd fixture/,
+        });
+        await web.waitFor((e) => e.event === "ready", 60_000);
+        await waitAccessible(fg, browser.pid);
+      } catch (err) {
+        startFailure = err as Error;
+      }
+    }, 180_000);
+    afterAll(async () => {
+      await fg?.close();
+      await browser?.stop();
+      await web?.close();
+    }, 30_000);
+
+    rowIt("drag.firefox.elements", async () => {
+      if (startFailure) throw new Error(`firefox did not start: ${startFailure.message}`);
+      const st = await waitUntil("the dnd page in Firefox's tree", 30_000, async () => {
+        const r = await fg.request("get-app-state", { app: `pid:${browser.pid}`, windowId: browser.windows[0], noScreenshot: true });
+        if (!r.ok) return undefined;
+        const els = r.result.snapshot.elements;
+        return els.some((e: any) => e.title === "Apple" && e.bounds) && els.some((e: any) => e.title === "Drop here" && e.bounds) ? r.result : undefined;
+      });
+      const apple = findEl(st, /./, "Apple");
+      const zone = findEl(st, /./, "Drop here");
+      const mark = web.events().length;
+      const t0 = performance.now();
+      const r = await fg.request("drag", { app: `pid:${browser.pid}`, windowId: browser.windows[0], fromElementIndex: apple.index, toElementIndex: zone.index });
+      const ms = Math.round(performance.now() - t0);
+      metric("drag.firefox.elements", "drag_ms", ms);
+      console.log(`[drag] Firefox: ${ms} ms ${JSON.stringify(r.ok ? r.result.drag : r.error)}; page events ${JSON.stringify(web.events().slice(mark).map((e) => e.event))}`);
+      expect(r.ok, JSON.stringify(r.error)).toBe(true);
+      // What the page saw: a drag of Apple and one drop of "Apple" on the zone.
+      await web.waitFor((e) => e.event === "drop", 5000, mark);
+      const events = web.events().slice(mark);
+      expect(events.filter((e) => e.event === "dragstart").map((e) => e.control)).toEqual(["Apple"]);
+      expect(events.filter((e) => e.event === "drop")).toEqual([expect.objectContaining({ control: "Drop zone", text: "Apple" })]);
+      expect(r.result.verification.verified).toBe(true);
+      expect(r.result.drag.to).toMatchObject({ index: zone.index, title: "Drop here" });
+      expect(r.result.drag.targetChanged.length).toBeGreaterThan(0);
+      expect(alivePid(browser.pid)).toBe(true);
+    }, 180_000);
+  });
+  // ---- end issue 13 coverage
+});

@@ -7,7 +7,7 @@ import { __test } from "../../../src/commands/menus.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
 import type { OpResult, WireNode } from "../../../src/wire/messages.ts";
 
-const { buildEntries, resolveMenuPath, toOut } = __test;
+const { buildEntries, resolveMenuPath, toOut, requireReachableBar } = __test;
 type Item = OpResult<"menu_tree">["items"][number];
 
 function node(path: number[], name: string, role: WireNode["role"], states: WireNode["states"] = ["enabled", "visible"]): WireNode {
@@ -95,5 +95,37 @@ describe("menu trees", () => {
     expect(code(["View", "Old", "Thing"])).toEqual(["MENU_ITEM_DISABLED", expect.objectContaining({ level: 2, name: "Old" })]);
     // A missing name is reported before a disabled submenu above it would be.
     expect(code(["View", "Old", "Nothing"])![0]).toBe("MENU_ITEM_NOT_FOUND");
+  });
+
+  // GTK 4.8's PopoverMenuBar: each top item holds its caption label, advertises
+  // no action, and its menu is not in the tree until the pointer opens it.
+  const gtk4: OpResult<"menu_tree"> = {
+    roots: [node([0, 0], "", "menu_bar")],
+    items: [
+      item({ ...node([0, 0, 0], "File", "menu_item"), actions: [] }, 0),
+      item({ ...node([0, 0, 0, 0], "File", "label"), actions: [] }, 1),
+      item({ ...node([0, 0, 1], "View", "menu_item"), actions: [] }, 0),
+      item({ ...node([0, 0, 1, 0], "View", "label"), actions: [] }, 1),
+    ],
+    truncated: false,
+    calls: 6,
+  };
+
+  it("a menu item's caption label is not an item of it", () => {
+    expect(buildEntries(gtk4).map(toOut)).toEqual([expect.objectContaining({ name: "File", children: [] }), expect.objectContaining({ name: "View", children: [] })]);
+  });
+
+  it("a menu bar nothing in which can be opened or activated is MENU_NOT_EXPOSED; one reachable item is enough", () => {
+    let err: DeckhandError | undefined;
+    try {
+      requireReachableBar(buildEntries(gtk4), "app", "Win", 7, "not_dispatched");
+    } catch (e) {
+      err = e as DeckhandError;
+    }
+    expect(err?.code).toBe("MENU_NOT_EXPOSED");
+    expect(err?.details).toMatchObject({ reason: "no-open-action", windowId: 7, available: "File | View", delivery: "not_dispatched" });
+    expect(() => requireReachableBar(buildEntries(tree), "app", "Win", 7)).not.toThrow();
+    const oneAction = { ...gtk4, items: [item(node([0, 0, 0], "File", "menu_item"), 0), ...gtk4.items.slice(1)] };
+    expect(() => requireReachableBar(buildEntries(oneAction), "app", "Win", 7)).not.toThrow();
   });
 });

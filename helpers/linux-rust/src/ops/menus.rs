@@ -288,6 +288,17 @@ async fn find_menu_bars(a: &A11y, bus: &str, frame: &str, view: View) -> Result<
             level.push((it, path));
         }
     }
+    // A menu bar with no area is not on screen whatever its states say:
+    // LibreOffice (VCL gtk3) keeps its own menu bar's accessible, 0 px tall,
+    // beside the native GTK menu bar it draws; listing both would show every
+    // menu twice. Left out only when another bar remains.
+    if out.len() > 1 {
+        let ext = join_all(out.iter().map(|(obj, _)| tree::extents(a, bus, obj))).await;
+        let drawn: Vec<bool> = ext.iter().map(|e| !matches!(e, Some(r) if r.width == 0 || r.height == 0)).collect();
+        if drawn.iter().any(|d| *d) {
+            out = out.into_iter().zip(drawn).filter(|(_, d)| *d).map(|(o, _)| o).collect();
+        }
+    }
     Ok(out)
 }
 
