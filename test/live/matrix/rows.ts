@@ -50,7 +50,7 @@ export const APP_SOURCE: Record<MatrixApp, string> = {
   "qt5-fixture": "test/fixtures/apps/qt5_fixture.py (QT_ACCESSIBILITY=1)",
   featherpad: "/usr/bin/featherpad (QT_ACCESSIBILITY=1)",
   chromium: "/usr/bin/chromium --force-renderer-accessibility, test/fixtures/web/{form,context,dnd}.html from a loopback server",
-  firefox: "/usr/bin/firefox-esr (GNOME_ACCESSIBILITY=1), test/fixtures/web/{form,context}.html from a loopback server",
+  firefox: "/usr/bin/firefox-esr (GNOME_ACCESSIBILITY=1), test/fixtures/web/{form,context,dnd}.html from a loopback server",
   "libreoffice-writer": "soffice --writer (SAL_USE_VCLPLUGIN=gtk3)",
   "libreoffice-calc": "soffice --calc (SAL_USE_VCLPLUGIN=gtk3)",
   "dnd-fixture": "test/fixtures/apps/dnd_fixture.py (GTK3: drag sources, a drop target, an entry, a button, a canvas)",
