@@ -197,3 +197,21 @@ describe("--restore-window", () => {
     expect(windowOps(sb).map((x) => x.args)).toEqual([{ window_id: FIXTURE_WINDOW, op: "restore" }]);
   });
 });
+
+describe("a helper without the lifecycle ops (a macOS or Windows helper today)", () => {
+  it("launch, list-apps --all, activate and quit are refused by capability: ACTION_UNSUPPORTED, nothing sent", async () => {
+    const sb = sandbox();
+    const cases: [string[], string, string][] = [
+      [["launch", "--app", "org.example.Editor"], "launch", "launch"],
+      [["list-apps", "--all"], "list-apps", "list_installed"],
+      [["activate", "--app", "fixture-app", "--allow-foreground"], "activate", "window_op"],
+      [["quit", "--app", "fixture-app", "--confirm-cmd", "/bin/true"], "quit", "window_op"],
+    ];
+    for (const [argv, command, capability] of cases) {
+      const e = expectError(await cli(sb, argv, { mode: `drop-cap:${capability}` }), command, "ACTION_UNSUPPORTED");
+      expect(e.details.capability, command).toBe(capability);
+    }
+    expect(launches(sb)).toEqual([]);
+    expect(windowOps(sb)).toEqual([]);
+  });
+});
