@@ -1,12 +1,16 @@
 // Throwaway profiles and arguments for the real apps the live tests start
 // (browsers on the web fixture, LibreOffice): no first-run pages, nothing
-// talking to the network. The same settings as test/live/toolkits-web.test.ts
-// and toolkits-libreoffice.test.ts (which keep their own copies).
+// talking to the network. The one copy of the browser settings: every live
+// file that starts Chromium or Firefox takes them from here.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export const CHROMIUM_FLAGS = (profile: string): string[] => [
+/** The browser window's size: the web fixture pages fit it. */
+export type WindowSize = { width: number; height: number };
+const DEFAULT_SIZE: WindowSize = { width: 1200, height: 900 };
+
+export const CHROMIUM_FLAGS = (profile: string, size: WindowSize = DEFAULT_SIZE): string[] => [
   "--no-sandbox",
   "--no-first-run",
   "--no-default-browser-check",
@@ -17,11 +21,20 @@ export const CHROMIUM_FLAGS = (profile: string): string[] => [
   "--disable-sync",
   "--password-store=basic",
   "--window-position=0,0",
-  "--window-size=1200,900",
+  `--window-size=${size.width},${size.height}`,
 ];
 
 /** Firefox's command-line arguments before the URL (the profile passed explicitly, no remote instance). */
-export const FIREFOX_FLAGS = (profile: string): string[] => ["-no-remote", "-profile", profile, "-width", "1200", "-height", "900"];
+export const FIREFOX_FLAGS = (profile: string, size: WindowSize = DEFAULT_SIZE): string[] => ["-no-remote", "-profile", profile, "-width", String(size.width), "-height", String(size.height)];
+
+/**
+ * A browser started directly on `url` (not through deckhand launch):
+ * Chromium with its renderer accessibility switched on by the flag, Firefox
+ * by FIREFOX_ENV (pass it as the process environment).
+ */
+export function browserArgv(kind: "chromium" | "firefox", url: string, profile: string, size: WindowSize = DEFAULT_SIZE): string[] {
+  return kind === "chromium" ? ["/usr/bin/chromium", "--force-renderer-accessibility", ...CHROMIUM_FLAGS(profile, size), url] : ["/usr/bin/firefox-esr", ...FIREFOX_FLAGS(profile, size), url];
+}
 
 /** Firefox's own environment: GNOME_ACCESSIBILITY=1 enables its accessibility service at start. */
 export const FIREFOX_ENV = { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE: "1", MOZ_DISABLE_AUTO_SAFE_MODE: "1" };
@@ -29,36 +42,39 @@ export const FIREFOX_ENV = { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE
 /** A fresh browser profile directory (the caller removes it); Firefox's gets a user.js without first-run, telemetry or update traffic. */
 export function browserProfile(kind: "chromium" | "firefox", prefix = "deckhand-browser-"): string {
   const dir = mkdtempSync(join(tmpdir(), `${prefix}${kind}-`));
-  if (kind === "firefox") {
-    writeFileSync(
-      join(dir, "user.js"),
-      [
-        'user_pref("browser.shell.checkDefaultBrowser", false);',
-        'user_pref("browser.aboutwelcome.enabled", false);',
-        'user_pref("browser.startup.homepage_override.mstone", "ignore");',
-        'user_pref("startup.homepage_welcome_url", "");',
-        'user_pref("startup.homepage_welcome_url.additional", "");',
-        'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
-        'user_pref("datareporting.healthreport.uploadEnabled", false);',
-        'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
-        'user_pref("app.update.auto", false);',
-        'user_pref("app.update.enabled", false);',
-        'user_pref("browser.safebrowsing.malware.enabled", false);',
-        'user_pref("browser.safebrowsing.phishing.enabled", false);',
-        'user_pref("network.captive-portal-service.enabled", false);',
-        'user_pref("network.connectivity-service.enabled", false);',
-        'user_pref("extensions.update.enabled", false);',
-        'user_pref("browser.newtabpage.enabled", false);',
-        'user_pref("signon.rememberSignons", false);',
-        'user_pref("accessibility.force_disabled", -1);',
-        'user_pref("browser.tabs.warnOnClose", false);',
-        'user_pref("browser.warnOnQuit", false);',
-        'user_pref("browser.sessionstore.resume_from_crash", false);',
-        "",
-      ].join("\n"),
-    );
-  }
+  if (kind === "firefox") writeFirefoxPrefs(dir);
   return dir;
+}
+
+/** Firefox's user.js in a profile directory: no first-run pages, telemetry, updates or prompts; the only tab is the fixture. */
+export function writeFirefoxPrefs(dir: string): void {
+  writeFileSync(
+    join(dir, "user.js"),
+    [
+      'user_pref("browser.shell.checkDefaultBrowser", false);',
+      'user_pref("browser.aboutwelcome.enabled", false);',
+      'user_pref("browser.startup.homepage_override.mstone", "ignore");',
+      'user_pref("startup.homepage_welcome_url", "");',
+      'user_pref("startup.homepage_welcome_url.additional", "");',
+      'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
+      'user_pref("datareporting.healthreport.uploadEnabled", false);',
+      'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
+      'user_pref("app.update.auto", false);',
+      'user_pref("app.update.enabled", false);',
+      'user_pref("browser.safebrowsing.malware.enabled", false);',
+      'user_pref("browser.safebrowsing.phishing.enabled", false);',
+      'user_pref("network.captive-portal-service.enabled", false);',
+      'user_pref("network.connectivity-service.enabled", false);',
+      'user_pref("extensions.update.enabled", false);',
+      'user_pref("browser.newtabpage.enabled", false);',
+      'user_pref("signon.rememberSignons", false);',
+      'user_pref("accessibility.force_disabled", -1);',
+      'user_pref("browser.tabs.warnOnClose", false);',
+      'user_pref("browser.warnOnQuit", false);',
+      'user_pref("browser.sessionstore.resume_from_crash", false);',
+      "",
+    ].join("\n"),
+  );
 }
 
 /** A fresh LibreOffice user installation: no tip-of-the-day, no first-run wizard, no autosave (the caller removes it). */

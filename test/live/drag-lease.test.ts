@@ -19,6 +19,10 @@ import { checkContract, DECKHAND, deckhand, newStateDir, requireBuild, Serve } f
 import { pointer, proveOracles, quietViolations, scene, sceneViolations, since } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
+import { browserArgv, FIREFOX_ENV, writeFirefoxPrefs } from "./app-profiles.ts";
+
+/** The drag page's browser window (smaller than the form page's). */
+const DND_WINDOW = { width: 1000, height: 700 };
 import { findEl, waitAccessible } from "./matrix/toolkit.ts";
 
 const FILE = "drag-lease.test.ts";
@@ -380,22 +384,7 @@ describeLive("element drag, the foreground lease, serve retries", () => {
       try {
         browser = await launchAppTree(
           desktop,
-          [
-            "/usr/bin/chromium",
-            "--force-renderer-accessibility",
-            "--no-sandbox",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-gpu",
-            `--user-data-dir=${profile}`,
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--password-store=basic",
-            "--window-position=0,0",
-            "--window-size=1000,700",
-            web.url,
-          ],
+          browserArgv("chromium", web.url, profile, DND_WINDOW),
           { env: {}, timeoutMs: 90_000, titleMatches: /deckhand dnd fixture/ },
         );
         await web.waitFor((e) => e.event === "ready", 60_000);
@@ -540,34 +529,11 @@ describeLive("element drag, the foreground lease, serve retries", () => {
     beforeAll(async () => {
       web = await startWebFixture("dnd.html");
       const profile = mkdtempSync(join(tmpdir(), "deckhand-firefox-dnd-"));
-      // As test/live/toolkits-web.test.ts: no first-run pages, updates or prompts.
-      writeFileSync(
-        join(profile, "user.js"),
-        [
-          'user_pref("browser.shell.checkDefaultBrowser", false);',
-          'user_pref("browser.aboutwelcome.enabled", false);',
-          'user_pref("browser.startup.homepage_override.mstone", "ignore");',
-          'user_pref("startup.homepage_welcome_url", "");',
-          'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
-          'user_pref("datareporting.healthreport.uploadEnabled", false);',
-          'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
-          'user_pref("app.update.auto", false);',
-          'user_pref("app.update.enabled", false);',
-          'user_pref("browser.safebrowsing.malware.enabled", false);',
-          'user_pref("browser.safebrowsing.phishing.enabled", false);',
-          'user_pref("network.captive-portal-service.enabled", false);',
-          'user_pref("network.connectivity-service.enabled", false);',
-          'user_pref("extensions.update.enabled", false);',
-          'user_pref("accessibility.force_disabled", -1);',
-          'user_pref("browser.tabs.warnOnClose", false);',
-          'user_pref("browser.sessionstore.resume_from_crash", false);',
-          "",
-        ].join("\n"),
-      );
+      writeFirefoxPrefs(profile);
       fg = new Serve(desktop, { stateDir, args: ["--allow-foreground"] });
       try {
-        browser = await launchAppTree(desktop, ["/usr/bin/firefox-esr", "-no-remote", "-profile", profile, "-width", "1000", "-height", "700", web.url], {
-          env: { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE: "1", MOZ_DISABLE_AUTO_SAFE_MODE: "1" },
+        browser = await launchAppTree(desktop, browserArgv("firefox", web.url, profile, DND_WINDOW), {
+          env: FIREFOX_ENV,
           timeoutMs: 90_000,
           titleMatches: /deckhand dnd fixture/,
         });

@@ -7,7 +7,7 @@
 // test/live/matrix/rows.ts ("menus.").
 // Every test ends with no menu of its app open (no popup window).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { proveOracles, since, unexpectedEvents } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
+import { browserArgv, FIREFOX_ENV, libreOfficeProfile, writeFirefoxPrefs } from "./app-profiles.ts";
 import { observeTimed, waitAccessible } from "./matrix/toolkit.ts";
 
 const FILE = "menus.test.ts";
@@ -327,49 +328,7 @@ describeLive("menus by path", () => {
     });
   });
   // ---------------------------------------------------------------- browsers' context menus
-  // How test/live/toolkits-web.test.ts starts them, on the context page.
-  const BROWSER_ARGV = {
-    chromium: (url: string, profile: string) => [
-      "/usr/bin/chromium",
-      "--force-renderer-accessibility",
-      "--no-sandbox",
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-gpu",
-      `--user-data-dir=${profile}`,
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--password-store=basic",
-      "--window-position=0,0",
-      "--window-size=1200,900",
-      url,
-    ],
-    firefox: (url: string, profile: string) => ["/usr/bin/firefox-esr", "-no-remote", "-profile", profile, "-width", "1200", "-height", "900", url],
-  } as const;
-  const FIREFOX_PREFS = [
-    'user_pref("browser.shell.checkDefaultBrowser", false);',
-    'user_pref("browser.aboutwelcome.enabled", false);',
-    'user_pref("browser.startup.homepage_override.mstone", "ignore");',
-    'user_pref("startup.homepage_welcome_url", "");',
-    'user_pref("startup.homepage_welcome_url.additional", "");',
-    'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
-    'user_pref("datareporting.healthreport.uploadEnabled", false);',
-    'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
-    'user_pref("app.update.auto", false);',
-    'user_pref("app.update.enabled", false);',
-    'user_pref("browser.safebrowsing.malware.enabled", false);',
-    'user_pref("browser.safebrowsing.phishing.enabled", false);',
-    'user_pref("network.captive-portal-service.enabled", false);',
-    'user_pref("network.connectivity-service.enabled", false);',
-    'user_pref("extensions.update.enabled", false);',
-    'user_pref("browser.newtabpage.enabled", false);',
-    'user_pref("signon.rememberSignons", false);',
-    'user_pref("accessibility.force_disabled", -1);',
-    'user_pref("browser.tabs.warnOnClose", false);',
-    'user_pref("browser.sessionstore.resume_from_crash", false);',
-    "",
-  ].join("\n");
+  // Started as test/live/toolkits-web.test.ts starts them (test/live/app-profiles.ts), on the context page.
 
   for (const id of ["chromium", "firefox"] as const) {
     describeLive(`${id} context menus`, () => {
@@ -380,11 +339,11 @@ describeLive("menus by path", () => {
       beforeAll(async () => {
         web = await startWebFixture("context.html");
         const profile = mkdtempSync(join(tmpdir(), `deckhand-${id}-profile-`));
-        if (id === "firefox") writeFileSync(join(profile, "user.js"), FIREFOX_PREFS);
+        if (id === "firefox") writeFirefoxPrefs(profile);
         // GNOME_ACCESSIBILITY=1: Firefox enables its accessibility service at start.
-        const env: Record<string, string> = id === "firefox" ? { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE: "1", MOZ_DISABLE_AUTO_SAFE_MODE: "1" } : {};
+        const env: Record<string, string> = id === "firefox" ? FIREFOX_ENV : {};
         try {
-          browser = await launchAppTree(desktop, BROWSER_ARGV[id](web.url, profile), { env, timeoutMs: 90_000, titleMatches: /deckhand context fixture/ });
+          browser = await launchAppTree(desktop, browserArgv(id, web.url, profile), { env, timeoutMs: 90_000, titleMatches: /deckhand context fixture/ });
           await web.waitFor((e) => e.event === "ready", 60_000);
           await waitAccessible(bg, browser.pid);
         } catch (err) {
@@ -545,23 +504,8 @@ describeLive("menus by path: more toolkits", () => {
     let w: TreeApp | undefined;
     let startFailure: Error | undefined;
     beforeAll(async () => {
-      // A fresh profile, as test/live/toolkits-libreoffice.test.ts: no tip of the day, no first-run wizard.
-      const dir = mkdtempSync(join(tmpdir(), "deckhand-lo-profile-"));
-      mkdirSync(join(dir, "user"), { recursive: true });
-      const prop = (path: string, name: string, value: string) => `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`;
-      writeFileSync(
-        join(dir, "user", "registrymodifications.xcu"),
-        [
-          '<?xml version="1.0" encoding="UTF-8"?>',
-          '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
-          prop("/org.openoffice.Office.Common/Misc", "ShowTipOfTheDay", "false"),
-          prop("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
-          prop("/org.openoffice.Setup/Office", "ooSetupInstCompleted", "true"),
-          prop("/org.openoffice.Office.Common/Save/Document", "AutoSave", "false"),
-          "</oor:items>",
-          "",
-        ].join("\n"),
-      );
+      // A fresh profile (test/live/app-profiles.ts): no tip of the day, no first-run wizard.
+      const dir = libreOfficeProfile();
       try {
         w = await launchAppTree(desktop, ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${dir}`, "--writer"], {
           env: { SAL_USE_VCLPLUGIN: "gtk3" },

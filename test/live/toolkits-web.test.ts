@@ -2,7 +2,7 @@
 // load test/fixtures/web/form.html from a loopback server started here, and
 // every event the page receives is POSTed back to that server, so the oracle
 // is what the page itself saw. Rows: test/live/matrix/rows.ts.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { proveOracles, QUIET_MS } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
+import { browserArgv, FIREFOX_ENV, writeFirefoxPrefs } from "./app-profiles.ts";
 import { expectInsideWindow, expectNoHarm, findEl, observeN, observeTimed, waitAccessible } from "./matrix/toolkit.ts";
 
 const FILE = "toolkits-web.test.ts";
@@ -28,60 +29,16 @@ interface Browser {
 const BROWSERS: Browser[] = [
   {
     id: "chromium",
-    argv: (url, profile) => [
-      "/usr/bin/chromium",
-      "--force-renderer-accessibility",
-      "--no-sandbox",
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-gpu",
-      `--user-data-dir=${profile}`,
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--password-store=basic",
-      "--window-position=0,0",
-      "--window-size=1200,900",
-      url,
-    ],
+    argv: (url, profile) => browserArgv("chromium", url, profile),
     env: {},
   },
   {
     id: "firefox",
-    argv: (url, profile) => ["/usr/bin/firefox-esr", "-no-remote", "-profile", profile, "-width", "1200", "-height", "900", url],
+    argv: (url, profile) => browserArgv("firefox", url, profile),
     // GNOME_ACCESSIBILITY=1: Firefox enables its accessibility service at
     // start (it otherwise waits for an AT to ask).
-    env: { GNOME_ACCESSIBILITY: "1", MOZ_CRASHREPORTER_DISABLE: "1", MOZ_DISABLE_AUTO_SAFE_MODE: "1" },
-    prepare(profile) {
-      // No first-run pages, telemetry, updates or default-browser prompts:
-      // the only tab is the fixture, and nothing talks to the network.
-      writeFileSync(
-        join(profile, "user.js"),
-        [
-          'user_pref("browser.shell.checkDefaultBrowser", false);',
-          'user_pref("browser.aboutwelcome.enabled", false);',
-          'user_pref("browser.startup.homepage_override.mstone", "ignore");',
-          'user_pref("startup.homepage_welcome_url", "");',
-          'user_pref("startup.homepage_welcome_url.additional", "");',
-          'user_pref("datareporting.policy.dataSubmissionEnabled", false);',
-          'user_pref("datareporting.healthreport.uploadEnabled", false);',
-          'user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);',
-          'user_pref("app.update.auto", false);',
-          'user_pref("app.update.enabled", false);',
-          'user_pref("browser.safebrowsing.malware.enabled", false);',
-          'user_pref("browser.safebrowsing.phishing.enabled", false);',
-          'user_pref("network.captive-portal-service.enabled", false);',
-          'user_pref("network.connectivity-service.enabled", false);',
-          'user_pref("extensions.update.enabled", false);',
-          'user_pref("browser.newtabpage.enabled", false);',
-          'user_pref("signon.rememberSignons", false);',
-          'user_pref("accessibility.force_disabled", -1);',
-          'user_pref("browser.tabs.warnOnClose", false);',
-          'user_pref("browser.sessionstore.resume_from_crash", false);',
-          "",
-        ].join("\n"),
-      );
-    },
+    env: FIREFOX_ENV,
+    prepare: writeFirefoxPrefs,
   },
 ];
 
