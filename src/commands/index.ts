@@ -13,7 +13,10 @@ import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from ".
 import { GATING_PERMISSIONS } from "../wire/vocabulary.ts";
 import type { Engine } from "../engine/engine.ts";
 import { requireCapability, type HelperPort, type PermissionsPort, type SerialPort } from "../engine/ports.ts";
-import { appStateResult, captureWindow, checkPageObservable, observe, rememberedSecureRects } from "../engine/observe.ts";
+import { appStateResult, captureWindow, checkPageObservable, observe, pageResult, rememberedSecureRects, viewOptions } from "../engine/observe.ts";
+import { checkObservationArgs } from "../protocol/observation.ts";
+import { targetKeyOf } from "../session/snapshot.ts";
+import type { ViewOptions } from "../session/view.ts";
 import { captureScreen } from "../engine/screen.ts";
 import { appWindows, resolveApp, resolveWindow, type AppCache, type ResolvedApp } from "../engine/resolve.ts";
 import { compileCommand, withStdin } from "../program/compile.ts";
@@ -250,13 +253,24 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   },
 
   async "get-app-state"(engine, args) {
+    // issue 14: flag combinations first (src/protocol/observation.ts), then the usual order.
+    checkObservationArgs(args);
     const { hello } = await engine.helper();
     requireCapability(hello, "get_tree", "get-app-state");
     const advisories = await permissionGate(engine);
     const app = await resolveApp(engine, args.app);
+    const view = viewOptions({ format: args.format, maxNodes: args.maxNodes ?? null, maxBytes: args.maxBytes, offset: args.offset, withBounds: args.withBounds });
+    if (args.snapshotId !== undefined) return await pageOfStored(engine, app, args.snapshotId, view);
     const { window } = await resolveWindow(engine, app, args);
     const decision = engine.safety.checkApp(app, window, "get-app-state");
-    const snapshot = await observe(engine, app, window, { noScreenshot: args.noScreenshot, maxNodes: args.maxNodes }).catch((err) => {
+    const snapshot = await observe(engine, app, window, {
+      noScreenshot: args.noScreenshot,
+      maxNodes: args.maxNodes,
+      view,
+      since: args.since,
+      // ---- issue 14: get-app-state's image, OCR and marks options
+      // ---- end get-app-state options
+    }).catch((err) => {
       throw asUnverified(err, engine.permissionsUnknown);
     });
     engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
@@ -355,6 +369,21 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   "menu-click": (engine, args) => menuClick(engine, args, () => permissionGate(engine)),
   // ---- end menus
 };
+
+/**
+ * get-app-state --snapshot-id S --offset N: a page of a stored snapshot, no
+ * new observation. Policy is asked again (it may have changed since), and
+ * the snapshot must be the app's, unexpired.
+ */
+async function pageOfStored(engine: Engine, app: ResolvedApp, snapshotId: string, view: ViewOptions) {
+  const snapshot = engine.store.get(snapshotId);
+  if (!snapshot) throw new DeckhandError("SNAPSHOT_STALE", `snapshot ${snapshotId} does not exist (expired and pruned, or never taken)`, { details: { reason: "not-found", snapshotId } });
+  if (snapshot.targetKey !== targetKeyOf(app)) throw new DeckhandError("SNAPSHOT_STALE", `snapshot ${snapshotId} belongs to another app`, { details: { reason: "window-mismatch", snapshotId } });
+  if (Date.now() >= Date.parse(snapshot.expiresAt)) throw new DeckhandError("SNAPSHOT_STALE", `snapshot ${snapshotId} expired`, { details: { reason: "expired", snapshotId, expiresAt: snapshot.expiresAt } });
+  const window = (await appWindows(engine, app.pid)).find((w) => w.window_id === snapshot.window.windowId) ?? null;
+  engine.safety.checkApp(app, window, "get-app-state");
+  return pageResult(engine.store, snapshot, app, view);
+}
 
 /** Parse and run a program (JSON text); used by `run` and serve's program requests. */
 export async function runProgramText(engine: ProgramPorts & SerialPort, raw: string, ctx: CallContext) {

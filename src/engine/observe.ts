@@ -5,6 +5,7 @@ import { checkBrowserUrl, pageUrl } from "./page-url.ts";
 import {
   applySecureMemory,
   buildTree,
+  DEFAULT_TREE_CAPS,
   locatorKindOf,
   newSnapshotId,
   rememberedSecure,
@@ -17,6 +18,9 @@ import {
   type SnapshotApp,
 } from "../session/snapshot.ts";
 import { DEFAULT_SNAPSHOT_TTL_MS, type SnapshotStore } from "../session/store.ts";
+import { DEFAULT_COMPACT_MAX_BYTES } from "../protocol/commands.ts";
+import { diffBlocker, diffSnapshots, reuseFrom, type SnapshotDiff } from "../session/diff.ts";
+import { renderPage, type Page, type ViewOptions } from "../session/view.ts";
 import type { Rect, WireNode, WireWindow } from "../wire/messages.ts";
 import { requireCapability, type EnvPort, type HelperPort, type ImageSize, type SafetyPort, type ScreenshotOptions, type ScreenshotScope, type StorePort } from "./ports.ts";
 import type { ResolvedApp } from "./resolve.ts";
@@ -56,8 +60,24 @@ function areaShown(shot: { width: number; height: number; scale: number }): Imag
   return { width: Math.round(shot.width / shot.scale), height: (shot.height + 1) / shot.scale };
 }
 
-function toInfo(result: { path: string; width: number; height: number; scale: number; origin: { x: number; y: number }; method: string; redacted: number }): ScreenshotInfo {
-  return { path: result.path, width: result.width, height: result.height, scale: result.scale, origin: result.origin, method: result.method, redacted: result.redacted };
+/** The screen rectangle an image shows: its origin, and its size in screen pixels. */
+export function screenRectOf(shot: { width: number; height: number; scale: number; origin: { x: number; y: number } }): Rect {
+  return { x: shot.origin.x, y: shot.origin.y, width: Math.round(shot.width / shot.scale), height: Math.round(shot.height / shot.scale) };
+}
+
+export function toInfo(result: { path: string; width: number; height: number; scale: number; origin: { x: number; y: number }; method: string; redacted: number; format?: "png" | "jpeg" | "webp" }): ScreenshotInfo {
+  return {
+    path: result.path,
+    width: result.width,
+    height: result.height,
+    scale: result.scale,
+    origin: result.origin,
+    method: result.method,
+    redacted: result.redacted,
+    // A helper before screenshot.formats writes PNG only.
+    format: result.format ?? "png",
+    screenRect: screenRectOf(result),
+  };
 }
 
 /**
@@ -150,12 +170,61 @@ function auditBlockedPage(safety: Safety, app: ResolvedApp, windowId: number, co
   }
 }
 
-export async function observe(
-  engine: Observer,
-  app: ResolvedApp,
-  window: WireWindow,
-  opts: { noScreenshot?: boolean; maxNodes?: number; /** For the audit of a refusal (default get-app-state). */ command?: string },
-): Promise<Snapshot> {
+/** How an observation is taken and shown (get-app-state's flags; an action's --state takes the defaults). */
+export interface ObserveOptions {
+  noScreenshot?: boolean;
+  /** Most nodes read from the app (default 2000). */
+  maxNodes?: number;
+  /** For the audit of a refusal (default get-app-state). */
+  command?: string;
+  /** The page shown (default: compact, DEFAULT_COMPACT_MAX_BYTES). */
+  view?: Partial<ViewOptions>;
+  /** A base snapshot id: report what changed since it, its indices kept (src/session/diff.ts). */
+  since?: string;
+  /** Crop, scale and encoding of the window image (default: the engine's scope). */
+  image?: ScreenshotOptions;
+  // ---- issue 14: OCR options
+  // ---- end OCR options
+  // ---- issue 14: set-of-marks options
+  // ---- end set-of-marks options
+}
+
+/** An observation: the stored snapshot, the page shown of it, and how it went. */
+export type Observation = Snapshot & {
+  screenshotError?: { code: string; message: string };
+  warnings?: ObservationWarning[];
+  page: Page;
+  diff?: SnapshotDiff;
+  // ---- issue 14: OCR result
+  // ---- end OCR result
+  // ---- issue 14: set-of-marks result
+  // ---- end set-of-marks result
+};
+
+/** The view options with their defaults: compact within DEFAULT_COMPACT_MAX_BYTES; full without a budget. */
+export function viewOptions(v: Partial<ViewOptions> | undefined): ViewOptions {
+  const format = v?.format ?? "compact";
+  return {
+    format,
+    maxNodes: v?.maxNodes ?? null,
+    maxBytes: v?.maxBytes ?? (format === "compact" ? DEFAULT_COMPACT_MAX_BYTES : null),
+    offset: v?.offset ?? 0,
+    withBounds: v?.withBounds ?? false,
+  };
+}
+
+/**
+ * The page of a snapshot an agent is shown, remembered as the snapshot's
+ * horizon when the budget cut it short (an element past it is refused
+ * ELEMENT_BEYOND_HORIZON until it is paged to).
+ */
+export function showPage(store: SnapshotStore, snapshot: Snapshot, view: ViewOptions): Page {
+  const page = renderPage(snapshot, view);
+  if (page.nextOffset !== undefined || snapshot.horizon !== undefined) store.showThrough(snapshot.snapshotId, page.nextOffset === undefined ? null : page.lastPosition);
+  return page;
+}
+
+export async function observe(engine: Observer, app: ResolvedApp, window: WireWindow, opts: ObserveOptions): Promise<Observation> {
   const { supervisor, hello } = await engine.helper();
   requireCapability(hello, "get_tree", "reading an accessibility tree");
   const command = opts.command ?? "get-app-state";
@@ -193,8 +262,8 @@ export async function observe(
   const shotP: Promise<ScreenshotOutcome> = opts.noScreenshot
     ? Promise.resolve({ screenshot: null })
     : remembered.length === 0
-      ? captureWindow(engine, window.window_id, snapshotId, [], undefined, window.bounds)
-      : treeP.then(({ result }) => captureWindow(engine, window.window_id, snapshotId, revealedBounds(result.nodes, remembered), undefined, window.bounds));
+      ? captureWindow(engine, window.window_id, snapshotId, [], opts.image, window.bounds)
+      : treeP.then(({ result }) => captureWindow(engine, window.window_id, snapshotId, revealedBounds(result.nodes, remembered), opts.image, window.bounds));
   const [{ result: rawTree }, shot] = await Promise.all([treeP, shotP]);
   const tree = { ...rawTree, nodes: applySecureMemory(rawTree.nodes, remembered) };
   // The page may have changed since the check: the tree read with the pixels
@@ -209,12 +278,17 @@ export async function observe(
       throw err;
     }
   }
-  const built = buildTree(tree.nodes, locatorKindOf(hello.helper.platform));
+  const targetKey = targetKeyOf(appRecord);
+  // A diff keeps the base's indices for what persists: decided before the tree is numbered.
+  const base = opts.since !== undefined ? engine.store.get(opts.since) : null;
+  const blocker = opts.since !== undefined ? diffBlocker(base, { targetKey, pid: app.pid, startTime: app.startTime, windowId: window.window_id }) : null;
+  const reuse = base && blocker === null ? reuseFrom(base) : undefined;
+  if (reuse) reuse.nextFree = Math.max(reuse.nextFree, tree.nodes.length);
+  const built = buildTree(tree.nodes, locatorKindOf(hello.helper.platform), DEFAULT_TREE_CAPS, reuse);
   const now = Date.now();
   const ttl = Number(engine.env.DECKHAND_SNAPSHOT_TTL_MS || DEFAULT_SNAPSHOT_TTL_MS);
-  const targetKey = targetKeyOf(appRecord);
   engine.store.rememberSecure(windowKey, secureLocatorsOf(tree.nodes), now + ttl, now);
-  const snapshot: Snapshot & { screenshotError?: { code: string; message: string }; warnings?: ObservationWarning[] } = {
+  const snapshot: Snapshot = {
     snapshotId,
     targetKey,
     windowKey,
@@ -222,18 +296,27 @@ export async function observe(
     window: { windowId: window.window_id, title: window.title, bounds: window.bounds },
     capturedAt: new Date(now).toISOString(),
     expiresAt: new Date(now + ttl).toISOString(),
-    treeText: built.treeText,
     elementCount: built.elements.length,
-    truncated: built.truncated || tree.truncated,
+    truncated: tree.truncated,
     elements: built.elements,
+    nodes: built.nodes,
     screenshot: shot.screenshot,
     ...(Object.keys(built.actionPairs).length ? { actionPairs: built.actionPairs } : {}),
   };
-  if (shot.screenshotError) snapshot.screenshotError = shot.screenshotError;
+  // ---- issue 14: OCR (before the snapshot is stored: its elements are part of it)
+  // ---- end OCR
   engine.store.save(snapshot);
+  const view = viewOptions(opts.view);
+  const observation: Observation = { ...snapshot, page: showPage(engine.store, snapshot, view) };
+  if (opts.since !== undefined) {
+    observation.diff = base && blocker === null ? diffSnapshots(base, snapshot, { full: view.format === "full", withBounds: view.withBounds }) : { since: opts.since, applied: false, reason: blocker!, added: [], removed: [], changed: [], unchanged: 0 };
+  }
+  // ---- issue 14: set-of-marks (after the page: only what the agent is shown is numbered)
+  // ---- end set-of-marks
   // Not part of the stored snapshot: how this observation went.
-  if (treeless) snapshot.warnings = [noTreeWarning(app)];
-  return snapshot;
+  if (shot.screenshotError) observation.screenshotError = shot.screenshotError;
+  if (treeless) observation.warnings = [noTreeWarning(app)];
+  return observation;
 }
 
 /**
@@ -255,25 +338,42 @@ function revealedBounds(nodes: readonly WireNode[], remembered: readonly SecureL
   return nodes.filter((n) => !n.secure && n.bounds && rememberedSecure(n, remembered)).map((n) => n.bounds!);
 }
 
-/** The public get-app-state result shape. */
-export function appStateResult(s: Snapshot & { screenshotError?: { code: string; message: string }; warnings?: ObservationWarning[] }, app: ResolvedApp) {
-  const { screenshot, screenshotError, warnings, app: _a, window, actionPairs: _p, ...snap } = s;
+/**
+ * The public get-app-state result shape. An applied diff shows only what
+ * changed (diff.added / changed / removed): the tree text and elements are
+ * left empty; otherwise the page.
+ */
+export function appStateResult(s: Observation, app: ResolvedApp) {
+  const { screenshot, screenshotError, warnings, window, page, diff } = s;
+  const applied = diff?.applied === true;
   return {
     app: { name: app.name, pid: app.pid, executable: app.executable, desktopId: app.desktopId },
     window: { windowId: window.windowId, title: window.title, bounds: window.bounds },
     snapshot: {
-      snapshotId: snap.snapshotId,
-      targetKey: snap.targetKey,
-      windowKey: snap.windowKey,
-      capturedAt: snap.capturedAt,
-      expiresAt: snap.expiresAt,
-      treeText: snap.treeText,
-      elementCount: snap.elementCount,
-      truncated: snap.truncated,
-      elements: snap.elements,
+      snapshotId: s.snapshotId,
+      targetKey: s.targetKey,
+      windowKey: s.windowKey,
+      capturedAt: s.capturedAt,
+      expiresAt: s.expiresAt,
+      treeText: applied ? "" : page.treeText,
+      elementCount: s.elementCount,
+      truncated: page.truncated,
+      format: page.format,
+      offset: page.offset,
+      ...(page.nextOffset !== undefined && !applied ? { nextOffset: page.nextOffset } : {}),
+      budget: page.budget,
+      ...(diff ? { diff } : {}),
+      ...(page.elements && !applied ? { elements: page.elements } : page.elements ? { elements: [] } : {}),
     },
     screenshot,
     ...(screenshotError ? { screenshotError } : {}),
+    // ---- issue 14: OCR and set-of-marks in the result
+    // ---- end OCR and set-of-marks in the result
     ...(warnings?.length ? { warnings } : {}),
   };
+}
+
+/** A stored snapshot's page, as get-app-state --snapshot-id --offset shows it (no new observation). */
+export function pageResult(store: SnapshotStore, s: Snapshot, app: ResolvedApp, view: ViewOptions) {
+  return appStateResult({ ...s, page: showPage(store, s, view) }, app);
 }

@@ -319,7 +319,7 @@ export async function runProgram(
       // Observe what the actions did, not the frame before the app caught up.
       if (receipts.some((r) => r.action !== "wait" && r.delivery !== "not_dispatched")) receipt.settle = await settle(engine, app);
       const obsWindow = windows.find((w) => w.window_id === windowId) ?? window ?? snapshotWindow!;
-      const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command });
+      const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command, view: { format: program.format } });
       receipt.observation = appStateResult(s, app);
     } catch (err) {
       const { code, message } = publicError(err, (stack) => process.stderr.write(`deckhand: internal error in the final observation: ${stack}\n`));

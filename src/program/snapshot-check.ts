@@ -3,6 +3,7 @@
 import { DeckhandError } from "../protocol/errors.ts";
 import { targetKeyOf, type Element, type Snapshot } from "../session/snapshot.ts";
 import type { SnapshotStore } from "../session/store.ts";
+import { positionOf } from "../session/view.ts";
 import type { WireWindow } from "../wire/messages.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
 
@@ -55,9 +56,29 @@ export function checkCurrent(
   }
 }
 
+/**
+ * The element of a snapshot by index. Refused ELEMENT_BEYOND_HORIZON when
+ * the agent cannot have seen it: past the furthest node a truncated page
+ * showed (page on), or past the cut of a tree read cut short (observe again
+ * with a larger budget).
+ */
 export function lookupElement(snapshot: Snapshot, index: number): Element {
   const el = snapshot.elements.find((e) => e.index === index);
+  if (el && snapshot.horizon !== undefined) {
+    const pos = positionOf(snapshot, index);
+    if (pos > snapshot.horizon) {
+      throw new DeckhandError("ELEMENT_BEYOND_HORIZON", `element ${index} of snapshot ${snapshot.snapshotId} lies beyond the page shown (nodes up to ${snapshot.horizon}); page on or observe again`, {
+        details: { elementIndex: index, snapshotId: snapshot.snapshotId, reason: "page", nextOffset: snapshot.horizon + 1 },
+      });
+    }
+  }
   if (!el) {
+    const maxIndex = snapshot.elements.reduce((m, e) => Math.max(m, e.index), -1);
+    if (snapshot.truncated && index > maxIndex) {
+      throw new DeckhandError("ELEMENT_BEYOND_HORIZON", `snapshot ${snapshot.snapshotId} was cut at ${snapshot.nodes.length} nodes and has no element ${index}; observe again with a larger --max-nodes`, {
+        details: { elementIndex: index, snapshotId: snapshot.snapshotId, reason: "tree-truncated", nodesRead: snapshot.nodes.length },
+      });
+    }
     throw new DeckhandError("ELEMENT_INDEX_NOT_FOUND", `snapshot ${snapshot.snapshotId} has no element ${index}`, {
       details: { elementIndex: index, snapshotId: snapshot.snapshotId },
     });

@@ -14,6 +14,28 @@ import { MENU_ARGS, MENU_SUMMARY } from "./menus.ts";
 // (src/protocol/actions.ts); the shared fields and types live there too.
 export { ACTIONS, Button, MAX_DRAG_POINTS, Point, type ActionName } from "./actions.ts";
 
+// ---- issue 14: observation and screenshot options
+/** What an observation shows: compact (agents' default) or full. */
+export const ObservationFormat = z.enum(["compact", "full"]);
+/** The least page budget in bytes: one tree line and its page facts always fit. */
+export const MIN_PAGE_BYTES = 2000;
+/** The compact observation's default page budget in bytes (tree text). */
+export const DEFAULT_COMPACT_MAX_BYTES = 64_000;
+/** An image's file format (the helper encodes it: screenshot.formats). */
+export const ImageFormat = z.enum(["png", "jpeg", "webp"]);
+/** "x,y,w,h": a rectangle, in window coordinates with an app, else screen coordinates (regionCoords). */
+export const REGION_PATTERN = /^-?\d{1,6},-?\d{1,6},\d{1,6},\d{1,6}$/;
+/** Crop, scale and encoding of a screenshot (screenshot, get-app-state), and the set-of-marks image. */
+const IMAGE_FIELDS = {
+  region: z.string().regex(REGION_PATTERN, "x,y,w,h in pixels").optional().describe("crop to x,y,w,h: window coordinates with an app, else screen (see --region-coords)"),
+  regionCoords: z.enum(["window", "screen"]).optional().describe("what --region is relative to (default: window with an app, screen without)"),
+  maxWidth: z.number().int().min(16).max(16384).optional().describe("scale the image down (never up) to at most this many pixels wide"),
+  imageFormat: ImageFormat.optional().describe("png (default), jpeg or webp: smaller files for large windows"),
+  quality: z.number().int().min(1).max(100).optional().describe("jpeg/webp quality 1-100 (default 80)"),
+  marks: z.boolean().optional().describe("also write a PNG with a numbered box on each actionable element (numbers = element indices)"),
+};
+// ---- end observation and screenshot options
+
 const targetFields = {
   app,
   windowId: windowId.optional(),
@@ -35,12 +57,25 @@ export const ARGS = {
   "get-app-state": z.strictObject({
     ...targetFields,
     noScreenshot: z.boolean().optional().describe("skip the window screenshot"),
-    maxNodes: z.number().int().min(1).max(20000).optional().describe("cap on accessible nodes read (default 2000)"),
+    // ---- issue 14: observation built for agents (docs/observation.md)
+    format: ObservationFormat.optional().describe("compact (default): the tree text of what can be acted on and its landmarks; full: every node and the elements array"),
+    maxNodes: z.number().int().min(1).max(20000).optional().describe("most tree nodes read from the app and shown in this page (default 2000 read, all shown)"),
+    maxBytes: z.number().int().min(MIN_PAGE_BYTES).max(50_000_000).optional().describe(`most bytes of tree text and elements in this page (default ${DEFAULT_COMPACT_MAX_BYTES} compact, none full); the rest: truncated and nextOffset`),
+    snapshotId: z.string().min(1).max(100).optional().describe("page a stored snapshot (with --offset) instead of observing again"),
+    offset: z.number().int().min(0).max(1_000_000).optional().describe("where the page starts: a nextOffset from the previous page (needs --snapshot-id)"),
+    since: z.string().min(1).max(100).optional().describe("a snapshot id: return what was added, removed and changed since it, indices kept for what persists"),
+    withBounds: z.boolean().optional().describe("tree text lines carry screen bounds and actions"),
+    ocr: z.boolean().optional().describe("also read the window image's text with OCR (automatic when the app has no tree)"),
+    ...IMAGE_FIELDS,
+    // ---- end observation
   }),
   screenshot: z.strictObject({
     app: app.optional(),
     windowId: windowId.optional(),
     windowIndex: windowIndex.optional(),
+    // ---- issue 14: screenshot options
+    ...IMAGE_FIELDS,
+    // ---- end screenshot options
   }),
   // click, set-value, type-text, press-key, hotkey, scroll, drag, select-text, focus, perform-secondary-action
   ...ACTION_ARGS,

@@ -42,6 +42,9 @@ export const ERROR_CODES = Object.freeze([
   "MENU_ITEM_DISABLED",
   "MENU_NOT_EXPOSED",
   "FOREGROUND_BUSY",
+  // Issue 14: observation built for agents.
+  "ELEMENT_BEYOND_HORIZON",
+  "OCR_UNAVAILABLE",
 ] as const);
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -143,4 +146,7 @@ export const DEFAULT_REMEDIATION: Record<ErrorCode, string> = {
   MENU_NOT_EXPOSED: "The app exposes no menu there through accessibility (no menu bar, or the element advertises no context-menu action). Use the app's keyboard shortcuts or other controls instead.",
   FOREGROUND_BUSY:
     "Another deckhand process holds the foreground input lease (details.holderPid, details.holderCommand) past this request's deadline. Retry later; pointer and keyboard input is one at a time across processes.",
+  ELEMENT_BEYOND_HORIZON:
+    "The snapshot was truncated and this element lies beyond what it showed (details.nextOffset). Page on with `deckhand get-app-state --snapshot-id <id> --offset <nextOffset>`, or observe again with a larger --max-bytes / --max-nodes.",
+  OCR_UNAVAILABLE: "No OCR engine is installed (deckhand uses tesseract: `apt-get install tesseract-ocr`), or it failed (details.reason). The tree and the screenshot are still usable.",
 };

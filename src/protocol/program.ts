@@ -3,7 +3,7 @@
 // The steps are derived from the action declarations (src/protocol/actions.ts).
 import { z } from "zod";
 import { ACTION_DECLS, ACTIONS, app, declOf, restoreWindow, snapshotId, windowId, windowIndex, type ActionName, type StepShape } from "./actions.ts";
-import { exclusiveConflict } from "./commands.ts";
+import { exclusiveConflict, ObservationFormat } from "./commands.ts";
 import { DeckhandError } from "./errors.ts";
 import { parseChord, parseKey, parseKeys } from "./keys.ts";
 
@@ -58,6 +58,8 @@ export const Program = z
     /** One final observation after the last step (default true). */
     observe: z.boolean().optional(),
     noScreenshot: z.boolean().optional(),
+    /** issue 14: the final observation's format (compact by default, like get-app-state). */
+    format: ObservationFormat.optional(),
     /** issue 13 (lifecycle): un-minimize the target window before the first step. */
     restoreWindow: restoreWindow.optional(),
   })

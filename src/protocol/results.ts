@@ -60,7 +60,7 @@ export const Settle = z
 
 export const Locator = z
   .strictObject({
-    kind: z.enum(["atspi-path", "ax-path", "uia-path", "scripted-path"]).describe("which platform's tree the path is in"),
+    kind: z.enum(["atspi-path", "ax-path", "uia-path", "scripted-path", "ocr-box"]).describe("which platform's tree the path is in (ocr-box: text read from the image, no tree; path empty)"),
     path: z.array(uint).describe("child indices from the window's root"),
     role: Role,
     nativeRole: str.describe("the platform's role name"),
@@ -84,6 +84,7 @@ export const Element = z
     actions: z.array(NodeActionName).describe("advertised actions, neutral names"),
     nativeActions: z.array(str).describe("advertised actions, the platform's names (perform-secondary-action --action takes either name)"),
     locator: Locator,
+    source: z.enum(["ocr"]).optional().describe("ocr: text read from the window image (no tree behind it): actionable only by point, with the foreground grant"),
   })
   .meta({ id: "Element", description: "one element of a snapshot" });
 
@@ -96,6 +97,10 @@ export const ScreenshotInfo = z
     origin: z.strictObject({ x: int, y: int }).describe("screen point of the image's top-left pixel"),
     method: str.describe("how the helper captured it"),
     redacted: uint.describe("regions the helper blacked out (secure fields)"),
+    // ---- issue 14: the image-to-screen map and the file's format
+    format: z.enum(["png", "jpeg", "webp"]).describe("the file's image format"),
+    screenRect: Rect.describe("the screen rectangle the image shows: screen x = screenRect.x + image x / scale (y likewise)"),
+    // ---- end
   })
   .meta({ id: "ScreenshotInfo", description: "a PNG file: image pixel (ix, iy) shows screen point (origin.x + ix / scale, origin.y + iy / scale)" });
 
@@ -108,6 +113,44 @@ export const Warning = z
     remediation: str,
   })
   .meta({ id: "Warning", description: "something about the observation an agent should know, with what to do" });
+
+// ---- issue 14: observation built for agents (docs/observation.md)
+/** One element in a diff: its index, its tree text line, and (full format) the element. */
+const DiffEntry = z.strictObject({
+  index: uint.describe("the element's index (kept from the base snapshot when it persists)"),
+  line: str.describe("its tree text line (for removed: as last seen)"),
+  changed: z.array(str).optional().describe("changed: which facts changed (title, value, enabled, focused, checked, selected, bounds, actions, ...)"),
+  element: z.lazy(() => Element).optional().describe("full format: the element as now (absent for removed)"),
+});
+
+export const SnapshotDiff = z
+  .strictObject({
+    since: str.describe("the base snapshot id asked for"),
+    applied: z.boolean().describe("true: treeText/elements hold only what changed (below); false: a full snapshot, reason says why"),
+    reason: z
+      .enum(["snapshot_unknown", "snapshot_expired", "other_app", "app_restarted", "window_changed", "too_many_changes"])
+      .optional()
+      .describe("why no diff was possible (applied false)"),
+    added: z.array(DiffEntry),
+    removed: z.array(DiffEntry),
+    changed: z.array(DiffEntry),
+    unchanged: uint.describe("elements that persist unchanged"),
+  })
+  .meta({ id: "SnapshotDiff", description: "get-app-state --since: what changed since a snapshot, by locator identity" });
+
+export const OcrReport = z
+  .strictObject({
+    engine: str.describe("the OCR engine and its version (tesseract x.y)"),
+    automatic: z.boolean().describe("true: run because the app has no tree (or an empty one); false: --ocr asked for it"),
+    lines: uint.describe("text lines read (one element each, source: ocr)"),
+    ms: uint.describe("how long the OCR took"),
+  })
+  .meta({ id: "OcrReport", description: "text read from the window image with OCR" });
+
+export const MarksInfo = ScreenshotInfo.extend({
+  count: uint.describe("boxes drawn: one per actionable element with bounds on the image"),
+}).meta({ id: "MarksInfo", description: "the set-of-marks PNG: the window image with a numbered box per actionable element (numbers = element indices)" });
+// ---- end observation
 
 export const AppState = z
   .strictObject({
@@ -122,14 +165,27 @@ export const AppState = z
         windowKey: str.describe("targetKey#windowId"),
         capturedAt: str.describe("ISO 8601"),
         expiresAt: str.describe("ISO 8601"),
-        treeText: str.describe("compact numbered tree, one node per line"),
-        elementCount: uint,
-        truncated: z.boolean().describe("the tree or its text hit a cap"),
-        elements: z.array(Element),
+        treeText: str.describe("numbered tree text, one node per line ([index] role \"name\" ...); compact: what can be acted on and its landmarks"),
+        elementCount: uint.describe("elements in the whole snapshot"),
+        truncated: z.boolean().describe("the tree read or this page hit a cap: page on with offset: nextOffset, or observe again"),
+        // ---- issue 14: format, page and budget
+        format: z.enum(["compact", "full"]).describe("compact: tree text of what can be acted on and its landmarks; full: every node and elements[]"),
+        offset: uint.describe("where this page starts in the snapshot's node order"),
+        nextOffset: uint.optional().describe("the next page's offset (get-app-state --snapshot-id <id> --offset <n>); absent on the last page"),
+        budget: z.strictObject({ maxNodes: uint.nullable(), maxBytes: uint.nullable() }).describe("the page budget applied (null: none)"),
+        diff: SnapshotDiff.optional().describe("--since: what changed since that snapshot"),
+        // ---- end
+        elements: z.array(Element).optional().describe("full format: this page's elements"),
       })
       .describe("the immutable snapshot (stored before its id is printed)"),
     screenshot: ScreenshotInfo.nullable().describe("null with --no-screenshot or when capture failed"),
     screenshotError: CodeMessage.optional().describe("why there is no screenshot"),
+    // ---- issue 14
+    marks: MarksInfo.optional().describe("--marks: the set-of-marks PNG"),
+    marksError: CodeMessage.optional().describe("why there is no set-of-marks image"),
+    ocr: OcrReport.optional().describe("--ocr, or automatic without a tree: the OCR run"),
+    ocrError: CodeMessage.optional().describe("why the OCR asked for did not run"),
+    // ---- end
     warnings: z.array(Warning).optional(),
   })
   .meta({ id: "AppState", description: "one window's accessibility tree and screenshot: the get-app-state result, and every fresh observation" });
@@ -455,6 +511,10 @@ export const RESULTS = {
         secureFields: uint.describe("secure fields the helper blacked out"),
       })
       .describe("what was blacked out, by reason"),
+    // ---- issue 14: screenshot --marks (a snapshot is stored so the numbers can be acted on)
+    marks: MarksInfo.optional().describe("--marks: the set-of-marks PNG"),
+    snapshotId: str.optional().describe("--marks: the snapshot whose element indices the numbers are"),
+    // ---- end
   }),
   // Every action command (src/protocol/actions.ts): one shape.
   ...ACTION_RESULTS,

@@ -8,7 +8,7 @@ import type { Hello, Rect, WireNode } from "../wire/messages.ts";
 import type { ActionName, NodeAction, Role } from "../wire/vocabulary.ts";
 
 /** How an element is found again: a child-index path, by platform. */
-export type LocatorKind = "atspi-path" | "ax-path" | "uia-path" | "scripted-path";
+export type LocatorKind = "atspi-path" | "ax-path" | "uia-path" | "scripted-path" | "ocr-box";
 
 export interface Locator {
   kind: LocatorKind;
@@ -39,6 +39,8 @@ export interface Element {
   /** The platform's names of the advertised actions, in the node's order (one per advertised action). */
   nativeActions: string[];
   locator: Locator;
+  /** "ocr": read from the window image, no tree behind it (actionable only by point). */
+  source?: "ocr";
 }
 
 /** The locator kind of a helper platform (hello.helper.platform). */
@@ -64,6 +66,10 @@ export interface ScreenshotInfo {
   origin: { x: number; y: number };
   method: string;
   redacted: number;
+  /** The file's image format. */
+  format: "png" | "jpeg" | "webp";
+  /** The screen rectangle the image shows (origin and size / scale). */
+  screenRect: Rect;
 }
 
 export interface SnapshotApp {
@@ -84,6 +90,24 @@ export interface SnapshotWindow {
   bounds: Rect;
 }
 
+/**
+ * One node of a stored snapshot's tree, in pre-order (its position is its
+ * place in Snapshot.nodes): what the tree text pages are rendered from
+ * (src/session/view.ts). Short keys: a snapshot record holds thousands.
+ */
+export interface StoredNode {
+  /** Depth in the full tree (0: the window). */
+  d: number;
+  /** The line without indent and index: role "name" value="..." (flags). */
+  t: string;
+  /** The node's element index, when it is an element. */
+  e?: number;
+  /** Compact view: present when the node is shown there, its depth among the nodes shown. */
+  k?: number;
+  /** 1: interactive (isInteractiveNode): what set-of-marks numbers. */
+  a?: 1;
+}
+
 export interface Snapshot {
   snapshotId: string;
   targetKey: string;
@@ -92,10 +116,18 @@ export interface Snapshot {
   window: SnapshotWindow;
   capturedAt: string;
   expiresAt: string;
-  treeText: string;
   elementCount: number;
+  /** The helper cut the tree read short (max_nodes and the like): nodes past the cut are not in the snapshot. */
   truncated: boolean;
   elements: Element[];
+  /** Every node read, in pre-order (src/session/view.ts renders pages of them). */
+  nodes: StoredNode[];
+  /**
+   * The furthest node position shown to the agent, when a page budget cut
+   * the output short; absent when everything was shown. An element beyond
+   * it is refused ELEMENT_BEYOND_HORIZON (src/program/snapshot-check.ts).
+   */
+  horizon?: number;
   screenshot: ScreenshotInfo | null;
   /**
    * Not part of any result: for the elements whose de-duplicated neutral
@@ -240,42 +272,129 @@ function quote(s: string, max: number): string {
 
 export interface BuiltTree {
   elements: Element[];
+  /** The full tree text (caps applied): what `--format full` shows of a tree read whole. */
   treeText: string;
   truncated: boolean;
   /** See Snapshot.actionPairs. */
   actionPairs: Record<string, NodeAction[]>;
+  /** Every node, in pre-order, with its line and its place in the compact view. */
+  nodes: StoredNode[];
 }
 
 /**
- * Nodes arrive in pre-order. Every node gets its pre-order number; only the
- * nodes worth acting on or reading become elements, so indices are sparse.
- * The tree text shows neutral roles and states only.
+ * Element indices of a diff's base snapshot (src/session/diff.ts): an element
+ * whose identity it knows keeps its index; a new one gets the next free index.
  */
-export function buildTree(nodes: WireNode[], kind: LocatorKind, caps: TreeCaps = DEFAULT_TREE_CAPS): BuiltTree {
+export interface IndexReuse {
+  indexOf(n: WireNode): number | undefined;
+  /** The least index no element of the base snapshot has. */
+  nextFree: number;
+}
+
+/** What can be acted on: an advertised action, or a field or control that takes focus or text. */
+export function isInteractiveNode(n: WireNode): boolean {
+  return n.actions.length > 0 || isSecureNode(n) || n.states.includes("editable") || n.states.includes("focusable") || n.states.includes("focused");
+}
+
+/** Roles that frame what is inside them: shown in the compact view when something inside is. */
+const LANDMARK_ROLES: ReadonlySet<string> = new Set(["window", "dialog", "menu_bar", "menu", "toolbar", "tab_list", "form", "web_document", "document", "table", "list", "tree", "group"]);
+/** Landmarks worth a line even without a name (they say what kind of place this is). */
+const ALWAYS_NAMED_LANDMARKS: ReadonlySet<string> = new Set(["window", "dialog", "menu_bar", "menu", "toolbar", "tab_list", "form", "web_document", "document"]);
+
+/**
+ * The compact view (issue 14): every interactive element; headings; the
+ * named texts beside an interactive element (its labels); and the landmarks
+ * (named, or of a framing role) that contain any of these. Unnamed fillers,
+ * texts far from any control and empty structure are left out. Returns, per
+ * node, its depth among the nodes shown, or -1 when it is not shown.
+ */
+function compactDepths(nodes: readonly WireNode[], isEl: readonly boolean[]): number[] {
+  const n = nodes.length;
+  const parent = new Array<number>(n).fill(-1);
+  const stack: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const d = nodes[i]!.path.length;
+    while (stack.length > d) stack.pop();
+    parent[i] = stack.length ? stack[stack.length - 1]! : -1;
+    stack[d] = i;
+    stack.length = d + 1;
+  }
+  const interactive = nodes.map(isInteractiveNode);
+  const hasInteractiveChild = new Array<boolean>(n).fill(false);
+  for (let i = 0; i < n; i++) if (interactive[i] && parent[i]! >= 0) hasInteractiveChild[parent[i]!] = true;
+  const shown = new Array<boolean>(n).fill(false);
+  for (let i = 0; i < n; i++) {
+    const node = nodes[i]!;
+    if (interactive[i]) shown[i] = true;
+    else if (node.role === "heading" && node.name !== "") shown[i] = true;
+    else if (isEl[i] && node.role !== "container" && parent[i]! >= 0 && hasInteractiveChild[parent[i]!]) shown[i] = true;
+  }
+  // Landmarks around what is shown (children come after their parent: walk backwards).
+  const hasShownInside = new Array<boolean>(n).fill(false);
+  for (let i = n - 1; i >= 0; i--) {
+    if ((shown[i] || hasShownInside[i]) && parent[i]! >= 0) hasShownInside[parent[i]!] = true;
+  }
+  for (let i = 0; i < n; i++) {
+    const node = nodes[i]!;
+    if (shown[i] || !hasShownInside[i]) continue;
+    if (i === 0 || (LANDMARK_ROLES.has(node.role) && (node.name !== "" || ALWAYS_NAMED_LANDMARKS.has(node.role)))) shown[i] = true;
+  }
+  const depth = new Array<number>(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    if (!shown[i]) continue;
+    let p = parent[i]!;
+    while (p >= 0 && !shown[p]) p = parent[p]!;
+    depth[i] = p < 0 ? 0 : depth[p]! + 1;
+  }
+  return depth;
+}
+
+/**
+ * Nodes arrive in pre-order. Every node gets its pre-order position; only
+ * the nodes worth acting on or reading become elements, so indices are
+ * sparse. An element's index is its position, unless `reuse` (a diff's base)
+ * knows it: then it keeps the base's index, and new elements are numbered on
+ * from reuse.nextFree. The tree text shows neutral roles and states only.
+ */
+export function buildTree(nodes: WireNode[], kind: LocatorKind, caps: TreeCaps = DEFAULT_TREE_CAPS, reuse?: IndexReuse): BuiltTree {
   const elements: Element[] = [];
   const actionPairs: Record<string, NodeAction[]> = {};
   const lines: string[] = [];
+  const stored: StoredNode[] = [];
   let chars = 0;
   let truncated = false;
+  const isEl = nodes.map(isElement);
+  const compact = compactDepths(nodes, isEl);
+  let nextFree = reuse?.nextFree ?? 0;
+  const taken = new Set<number>();
   nodes.forEach((n, i) => {
-    const element = isElement(n) ? elementOf(n, i, kind) : null;
+    let index = i;
+    if (reuse && isEl[i]) {
+      const kept = reuse.indexOf(n);
+      index = kept !== undefined && !taken.has(kept) ? kept : nextFree++;
+      taken.add(index);
+    }
+    const element = isEl[i] ? elementOf(n, index, kind) : null;
     if (element) {
       elements.push(element);
-      if (element.actions.length !== element.nativeActions.length) actionPairs[String(i)] = n.actions.map((a) => ({ name: a.name, native: a.native }));
+      if (element.actions.length !== element.nativeActions.length) actionPairs[String(index)] = n.actions.map((a) => ({ name: a.name, native: a.native }));
     }
-    if (truncated) return;
     const secure = isSecureNode(n);
     const value = secure || n.value === null ? null : stripUrlQuery(n.value);
     const flags: string[] = [];
     if (n.states.includes("focused")) flags.push("focused");
     if (n.states.includes("checked")) flags.push("checked");
     if (n.states.includes("selected")) flags.push("selected");
+    if (n.states.includes("expanded")) flags.push("expanded");
     if (!n.states.includes("enabled") && element) flags.push("disabled");
     if (secure) flags.push("secure");
-    let line = "  ".repeat(n.path.length) + (element ? `[${i}] ` : "") + n.role;
-    if (n.name) line += " " + quote(n.name, caps.maxValueChars);
-    if (value !== null && value !== "" && value !== n.name) line += " value=" + quote(value, caps.maxValueChars);
-    if (flags.length) line += ` (${flags.join(", ")})`;
+    let text = n.role;
+    if (n.name) text += " " + quote(n.name, caps.maxValueChars);
+    if (value !== null && value !== "" && value !== n.name) text += " value=" + quote(value, caps.maxValueChars);
+    if (flags.length) text += ` (${flags.join(", ")})`;
+    stored.push({ d: n.path.length, t: text, ...(element ? { e: index } : {}), ...(compact[i]! >= 0 ? { k: compact[i]! } : {}), ...(element && isInteractiveNode(n) ? { a: 1 as const } : {}) });
+    if (truncated) return;
+    const line = "  ".repeat(n.path.length) + (element ? `[${index}] ` : "") + text;
     if (lines.length >= caps.maxLines || chars + line.length + 1 > caps.maxChars) {
       truncated = true;
       return;
@@ -283,5 +402,5 @@ export function buildTree(nodes: WireNode[], kind: LocatorKind, caps: TreeCaps =
     lines.push(line);
     chars += line.length + 1;
   });
-  return { elements, treeText: lines.join("\n"), truncated, actionPairs };
+  return { elements, treeText: lines.join("\n"), truncated, actionPairs, nodes: stored };
 }

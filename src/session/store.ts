@@ -125,7 +125,8 @@ export class SnapshotStore {
 
   get(snapshotId: string): Snapshot | null {
     const cached = this.memory.get(snapshotId);
-    if (cached) return cached;
+    // A horizon moves when another process pages the snapshot: such a record is read again.
+    if (cached && cached.horizon === undefined) return cached;
     this.checkDirs();
     try {
       const s = JSON.parse(readFileSync(join(this.snapshotsDir, `${snapshotId}.json`), "utf8")) as Snapshot;
@@ -136,6 +137,24 @@ export class SnapshotStore {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Record how far a snapshot was shown: `position` the furthest node shown
+   * (the horizon only grows), or null when its last page was shown (no
+   * horizon left: everything before it was paged through).
+   */
+  showThrough(snapshotId: string, position: number | null): void {
+    const s = this.get(snapshotId);
+    if (!s) return;
+    const horizon = position === null ? undefined : Math.max(position, s.horizon ?? -1);
+    if (horizon === s.horizon) return;
+    const next: Snapshot = { ...s };
+    if (horizon === undefined) delete next.horizon;
+    else next.horizon = horizon;
+    this.checkDirs();
+    writeFileAtomic(join(this.snapshotsDir, `${snapshotId}.json`), JSON.stringify(next));
+    this.memory.set(snapshotId, next);
   }
 
   /** The latest snapshot id for an app. Read from disk: another process may have observed since. */
@@ -168,7 +187,7 @@ export class SnapshotStore {
 
 /** Whether a stored record has this version's element shape (neutral role beside the native one). */
 function isCurrentFormat(s: Snapshot): boolean {
-  return Array.isArray(s?.elements) && s.elements.every((e) => typeof e?.nativeRole === "string" && Array.isArray(e.nativeActions) && typeof e.locator?.nativeRole === "string");
+  return Array.isArray(s?.elements) && Array.isArray(s?.nodes) && s.elements.every((e) => typeof e?.nativeRole === "string" && Array.isArray(e.nativeActions) && typeof e.locator?.nativeRole === "string");
 }
 
 function stateDirError(dir: string, reason: "state-dir-symlink" | "state-dir-not-a-directory"): DeckhandError {

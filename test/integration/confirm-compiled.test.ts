@@ -18,7 +18,7 @@ function run(sb: Sandbox, args: string[]) {
 
 /** get-app-state, then the argv of a click on the fake's Delete button (sensitive: its name says delete). */
 function clickDelete(sb: Sandbox): string[] {
-  const state = run(sb, ["get-app-state", "--app", "fixture-app", "--no-screenshot"]);
+  const state = run(sb, ["get-app-state", "--app", "fixture-app", "--no-screenshot", "--format", "full"]);
   expect(state.envelope.ok, state.stderr).toBe(true);
   const index = state.envelope.result.snapshot.elements.find((e: { title: string }) => e.title === "Delete").index;
   return ["click", "--app", "fixture-app", "--element-index", String(index)];

@@ -31,6 +31,7 @@ async function mcp(sb: Sandbox): Promise<Client> {
 const PROGRAM = {
   app: "fixture-app",
   noScreenshot: true,
+  format: "full",
   steps: [
     { action: "click", elementIndex: 1 },
     { action: "set-value", elementIndex: 3, value: "Ada" },

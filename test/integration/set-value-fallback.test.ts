@@ -126,7 +126,7 @@ describe("set-value falls back to focus + select-all + typing under the grant", 
 
   it("in a program: the step's receipt carries the fallback; the next keys reuse the focus guard without a second activation", async () => {
     const sb = await observedSandbox();
-    const program = { app: "fixture-app", noScreenshot: true, steps: [{ action: "set-value", elementIndex: 3, value: "Ada" }, { action: "press-key", key: "Tab" }] };
+    const program = { app: "fixture-app", noScreenshot: true, format: "full", steps: [{ action: "set-value", elementIndex: 3, value: "Ada" }, { action: "press-key", key: "Tab" }] };
     const result = expectOk(await cli(sb, ["run", ...fg], { stdin: JSON.stringify(program), mode: "set-value-fails:no-editable-text,track-focus" }), "run");
     expect(result.steps[0]).toMatchObject({
       status: "completed",

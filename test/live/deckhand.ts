@@ -63,10 +63,26 @@ export function newStateDir(): string {
   return mkdtempSync(join(tmpdir(), "deckhand-live-state-"));
 }
 
+/**
+ * The live tests read an observation's elements[]: get-app-state asks for
+ * `--format full` unless the test names a format (or pages a stored
+ * snapshot). The compact default has its own tests (test/live/observation.test.ts).
+ */
+export function fullByDefault(args: string[]): string[] {
+  if (args[0] !== "get-app-state" || args.includes("--format") || args.includes("--snapshot-id")) return args;
+  return [...args, "--format", "full"];
+}
+
+/** Serve's get-app-state args, full by default (see fullByDefault). */
+export function fullArgsByDefault(command: string, args: Record<string, unknown>): Record<string, unknown> {
+  if (command !== "get-app-state" || "format" in args || "snapshotId" in args) return args;
+  return { ...args, format: "full" };
+}
+
 /** One CLI call with --json; resolves with the parsed envelope. */
 export function deckhand(desktop: DesktopLike, args: string[], opts: { stateDir: string; stdin?: string; env?: Record<string, string> }): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(DECKHAND, [...args, "--json"], {
+    const child = spawn(DECKHAND, [...fullByDefault(args), "--json"], {
       env: desktopEnv(desktop, { DECKHAND_STATE_DIR: opts.stateDir, ...opts.env }),
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -128,14 +144,14 @@ export class Serve {
   request(command: string, args: Record<string, unknown> = {}): Promise<Envelope & { id: number }> {
     const id = this.nextId++;
     const p = new Promise<any>((r) => this.waiters.set(String(id), r));
-    this.child.stdin.write(JSON.stringify({ id, command, args }) + "\n");
+    this.child.stdin.write(JSON.stringify({ id, command, args: fullArgsByDefault(command, args) }) + "\n");
     return p;
   }
 
   /** A request under an id of the caller's choosing (e.g. to `cancel` it later). */
   requestAs(id: string, command: string, args: Record<string, unknown> = {}): Promise<Envelope & { id: string }> {
     const p = new Promise<any>((r) => this.waiters.set(id, r));
-    this.child.stdin.write(JSON.stringify({ id, command, args }) + "\n");
+    this.child.stdin.write(JSON.stringify({ id, command, args: fullArgsByDefault(command, args) }) + "\n");
     return p;
   }
 

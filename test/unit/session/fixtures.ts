@@ -30,10 +30,10 @@ export function snap(targetKey = "exe:/usr/bin/a"): Snapshot {
     window: { windowId: 1, title: "w", bounds: { x: 0, y: 0, width: 1, height: 1 } },
     capturedAt: new Date(now).toISOString(),
     expiresAt: new Date(now + 60_000).toISOString(),
-    treeText: "",
     elementCount: 0,
     truncated: false,
     elements: [],
+    nodes: [],
     screenshot: null,
   };
 }
