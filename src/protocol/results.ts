@@ -120,7 +120,7 @@ const DiffEntry = z.strictObject({
   index: uint.describe("the element's index (kept from the base snapshot when it persists)"),
   line: str.describe("its tree text line (for removed: as last seen)"),
   changed: z.array(str).optional().describe("changed: which facts changed (title, value, enabled, focused, checked, selected, bounds, actions, ...)"),
-  element: z.lazy(() => Element).optional().describe("full format: the element as now (absent for removed)"),
+  element: Element.optional().describe("full format: the element as now (absent for removed)"),
 });
 
 export const SnapshotDiff = z
