@@ -280,6 +280,11 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   },
 
   async screenshot(engine, args) {
+    checkObservationArgs(args);
+    // ---- issue 14: screenshot options (region, max width, format, quality)
+    // ---- end screenshot options
+    // ---- issue 14: screenshot --marks
+    // ---- end screenshot --marks
     const { hello } = await engine.helper();
     requireCapability(hello, "screenshot", "screenshot");
     await permissionGate(engine);

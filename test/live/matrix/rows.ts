@@ -16,10 +16,12 @@ export type MatrixApp =
   | "firefox"
   | "libreoffice-writer"
   | "libreoffice-calc"
-  | "dnd-fixture";
+  | "dnd-fixture"
+  // issue 14: an X11 app with no accessibility at all (OCR)
+  | "xterm";
 
 /** The toolkit each app exercises: the columns' owner in docs/support.md's toolkit x capability table. */
-export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice";
+export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice" | "Xt (no tree)";
 export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   fixture: "GTK3",
   "gtk3-widget-factory": "GTK3",
@@ -33,12 +35,27 @@ export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   "libreoffice-writer": "LibreOffice",
   "libreoffice-calc": "LibreOffice",
   "dnd-fixture": "GTK3",
+  xterm: "Xt (no tree)",
 };
-export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice"];
+export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice", "Xt (no tree)"];
 
 /** What a row proves, for the toolkit x capability table. */
-export type Capability = "observe" | "click" | "set-value / type" | "secure-field refusal" | "no harm" | "launch / quit" | "clipboard" | "menus" | "element drag";
-export const CAPABILITIES: readonly Capability[] = ["observe", "click", "set-value / type", "secure-field refusal", "no harm", "launch / quit", "clipboard", "menus", "element drag"];
+export type Capability =
+  | "observe"
+  | "click"
+  | "set-value / type"
+  | "secure-field refusal"
+  | "no harm"
+  | "launch / quit"
+  | "clipboard"
+  | "menus"
+  | "element drag"
+  // issue 14
+  | "compact / diff"
+  | "marks"
+  | "OCR"
+  | "image options";
+export const CAPABILITIES: readonly Capability[] = ["observe", "click", "set-value / type", "secure-field refusal", "no harm", "launch / quit", "clipboard", "menus", "element drag", "compact / diff", "marks", "OCR", "image options"];
 
 /** Where each app's rows run. */
 export const APP_SOURCE: Record<MatrixApp, string> = {
@@ -54,6 +71,7 @@ export const APP_SOURCE: Record<MatrixApp, string> = {
   "libreoffice-writer": "soffice --writer (SAL_USE_VCLPLUGIN=gtk3)",
   "libreoffice-calc": "soffice --calc (SAL_USE_VCLPLUGIN=gtk3)",
   "dnd-fixture": "test/fixtures/apps/dnd_fixture.py (GTK3: drag sources, a drop target, an entry, a button, a canvas)",
+  xterm: "/usr/bin/xterm (Xt/Xaw: no accessibility tree at all)",
 };
 export type MatrixRoute = "accessibility" | "foreground_input" | "none";
 
@@ -240,4 +258,13 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "serve.retry.once", app: "dnd-fixture", action: "serve: click --element-index (OK) sent three times under one id (twice back to back, once after)", route: "accessibility", expect: "delivered", grant: "none", oracles: ["exactly one click reached OK", "the second and third answers are the first envelope, marked replayed", "status lists the id once, ok"] }),
   row({ id: "serve.client-deadline", app: "dnd-fixture", action: "serve: a program holding Shift for 10 s (hold-key) with deadlineMs 800, granted", route: "foreground_input", expect: "TIMEOUT", grant: "foreground", oracles: ["answered TIMEOUT, reason client-deadline, within 2 s of the deadline, delivery partial, the step's receipt with keys released", "the app saw Shift pressed, then released when the deadline passed, not 10 s later"] }),
   // ---- end drag-lease
+
+  // ---- issue 14: compact observation, paging, diffs (test/live/observation.test.ts)
+  // ---- end compact observation
+  // ---- issue 14: set-of-marks (test/live/marks.test.ts)
+  // ---- end set-of-marks
+  // ---- issue 14: OCR (test/live/ocr.test.ts)
+  // ---- end OCR
+  // ---- issue 14: screenshot options (test/live/image-options.test.ts)
+  // ---- end screenshot options
 ]);
