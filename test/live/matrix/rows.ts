@@ -21,7 +21,7 @@ export type MatrixApp =
   | "xterm";
 
 /** The toolkit each app exercises: the columns' owner in docs/support.md's toolkit x capability table. */
-export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice" | "Xt (no tree)";
+export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice" | "X11 (no tree)";
 export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   fixture: "GTK3",
   "gtk3-widget-factory": "GTK3",
@@ -35,9 +35,9 @@ export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   "libreoffice-writer": "LibreOffice",
   "libreoffice-calc": "LibreOffice",
   "dnd-fixture": "GTK3",
-  xterm: "Xt (no tree)",
+  xterm: "X11 (no tree)",
 };
-export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice", "Xt (no tree)"];
+export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice", "X11 (no tree)"];
 
 /** What a row proves, for the toolkit x capability table. */
 export type Capability =
