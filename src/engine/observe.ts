@@ -170,10 +170,13 @@ function auditBlockedPage(safety: Safety, app: ResolvedApp, windowId: number, co
   }
 }
 
+/** Nodes read from the app when no larger --max-nodes asks for more: a bound on the calls into it. */
+export const DEFAULT_READ_NODES = 2000;
+
 /** How an observation is taken and shown (get-app-state's flags; an action's --state takes the defaults). */
 export interface ObserveOptions {
   noScreenshot?: boolean;
-  /** Most nodes read from the app (default 2000). */
+  /** Most nodes shown in the page; the app is read for at least DEFAULT_READ_NODES. */
   maxNodes?: number;
   /** For the audit of a refusal (default get-app-state). */
   command?: string;
@@ -254,7 +257,7 @@ export async function observe(engine: Observer, app: ResolvedApp, window: WireWi
         window_id: window.window_id,
         max_depth: 64,
         max_children: 1000,
-        max_nodes: opts.maxNodes ?? 2000,
+        max_nodes: Math.max(DEFAULT_READ_NODES, opts.maxNodes ?? 0),
       });
   // Tree and pixels are independent: ask for both at once. Unless a field
   // once secure may now show its text (the helper redacts only what it sees

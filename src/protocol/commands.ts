@@ -59,7 +59,7 @@ export const ARGS = {
     noScreenshot: z.boolean().optional().describe("skip the window screenshot"),
     // ---- issue 14: observation built for agents (docs/observation.md)
     format: ObservationFormat.optional().describe("compact (default): the tree text of what can be acted on and its landmarks; full: every node and the elements array"),
-    maxNodes: z.number().int().min(1).max(20000).optional().describe("most tree nodes read from the app and shown in this page (default 2000 read, all shown)"),
+    maxNodes: z.number().int().min(1).max(20000).optional().describe("most tree nodes in this page (the rest: truncated and nextOffset); also read up to this many from the app when over 2000"),
     maxBytes: z.number().int().min(MIN_PAGE_BYTES).max(50_000_000).optional().describe(`most bytes of tree text and elements in this page (default ${DEFAULT_COMPACT_MAX_BYTES} compact, none full); the rest: truncated and nextOffset`),
     snapshotId: z.string().min(1).max(100).optional().describe("page a stored snapshot (with --offset) instead of observing again"),
     offset: z.number().int().min(0).max(1_000_000).optional().describe("where the page starts: a nextOffset from the previous page (needs --snapshot-id)"),

@@ -198,13 +198,15 @@ export interface CliOptions {
   helper?: string | null;
   json?: boolean;
   timeoutMs?: number;
+  /** The argv exactly as given: no `--format full` added to get-app-state. */
+  asGiven?: boolean;
 }
 
 /** Runs `bun src/main.ts <argv> --json --helper FAKE` and parses its one envelope. */
 export function cli(sb: Sandbox, argv: string[], opts: CliOptions = {}): Promise<CliResult> {
   const helper = opts.helper === undefined ? FAKE : opts.helper;
   // The tests read an observation's elements[]: get-app-state is --format full unless a test names a format (test/integration/observation.test.ts tests the compact default).
-  const observed = argv[0] === "get-app-state" && !argv.includes("--format") && !argv.includes("--snapshot-id") ? [...argv, "--format", "full"] : argv;
+  const observed = !opts.asGiven && argv[0] === "get-app-state" && !argv.includes("--format") && !argv.includes("--snapshot-id") ? [...argv, "--format", "full"] : argv;
   const full = [MAIN, ...observed, ...(opts.json === false ? [] : ["--json"]), ...(helper ? ["--helper", helper] : [])];
   const env = sb.env({ DECKHAND_FAKE_MODE: opts.mode, ...opts.env });
   return new Promise((resolvePromise, reject) => {
