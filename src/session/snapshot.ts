@@ -291,9 +291,17 @@ export interface IndexReuse {
   nextFree: number;
 }
 
-/** What can be acted on: an advertised action, or a field or control that takes focus or text. */
+/**
+ * Roles an agent acts on whatever the toolkit advertises: GTK's notebook
+ * tabs advertise no action (their tab list selects them), Chromium's links
+ * none in a tree read.
+ */
+const CONTROL_ROLES: ReadonlySet<string> = new Set(["button", "toggle_button", "checkbox", "radio", "text_field", "text_area", "secure_text_field", "combo_box", "spin_button", "slider", "link", "tab", "menu_item"]);
+
+/** What can be acted on: an advertised action, a control's role, or a node that takes focus, text or selection. */
 export function isInteractiveNode(n: WireNode): boolean {
-  return n.actions.length > 0 || isSecureNode(n) || n.states.includes("editable") || n.states.includes("focusable") || n.states.includes("focused");
+  if (n.actions.length > 0 || isSecureNode(n) || CONTROL_ROLES.has(n.role)) return true;
+  return n.states.includes("editable") || n.states.includes("focusable") || n.states.includes("focused") || n.states.includes("selectable");
 }
 
 /** Roles that frame what is inside them: shown in the compact view when something inside is. */
