@@ -49,7 +49,23 @@ export function humanOutput(command: CommandName | string, result: unknown): str
     case "get-app-state": {
       const s = r.snapshot;
       const shot = r.screenshot ? `screenshot: ${r.screenshot.path} (${r.screenshot.width}x${r.screenshot.height})` : `screenshot: none${r.screenshotError ? ` (${r.screenshotError.code}: ${r.screenshotError.message})` : ""}`;
-      return [`${r.app.name} (pid ${r.app.pid}) — window ${r.window.windowId} "${r.window.title}"`, `snapshot ${s.snapshotId}, ${s.elementCount} elements${s.truncated ? " (truncated)" : ""}, expires ${s.expiresAt}`, shot, "", s.treeText].join("\n");
+      const page = s.nextOffset !== undefined ? ` — more: --snapshot-id ${s.snapshotId} --offset ${s.nextOffset}` : s.truncated ? " (truncated)" : "";
+      const lines = [`${r.app.name} (pid ${r.app.pid}) — window ${r.window.windowId} "${r.window.title}"`, `snapshot ${s.snapshotId}, ${s.elementCount} elements, ${s.format}${page}, expires ${s.expiresAt}`, shot];
+      // issue 14: the marks image and the OCR run, when there are.
+      if (r.marks) lines.push(`marks: ${r.marks.path} (${r.marks.count} numbered)`);
+      if (r.ocr) lines.push(`ocr: ${r.ocr.lines} lines by ${r.ocr.engine}${r.ocr.automatic ? " (no tree)" : ""}`);
+      lines.push("");
+      const d = s.diff;
+      if (d?.applied) {
+        lines.push(`since ${d.since}: ${d.added.length} added, ${d.changed.length} changed, ${d.removed.length} removed, ${d.unchanged} unchanged`);
+        for (const e of d.added) lines.push(`+ ${e.line}`);
+        for (const e of d.changed) lines.push(`~ ${e.line}  (${(e.changed ?? []).join(", ")})`);
+        for (const e of d.removed) lines.push(`- ${e.line}`);
+      } else {
+        if (d) lines.push(`no diff since ${d.since} (${d.reason}): the whole snapshot`);
+        lines.push(s.treeText);
+      }
+      return lines.join("\n");
     }
     case "permissions":
       return [

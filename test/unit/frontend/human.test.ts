@@ -38,4 +38,28 @@ describe("humanOutput", () => {
   it("menu click says what was activated and what was read back", () => {
     expect(humanOutput("menu-click", { app: { name: "Fixture", pid: 1 }, path: "View>Panels>Sidebar", verification: { verified: true, predicate: "checked false -> true" } })).toBe("Fixture: activated View>Panels>Sidebar, verified (checked false -> true)");
   });
+
+  // issue 14
+  const state = (snapshot: Record<string, unknown>) => ({
+    app: { name: "Editor", pid: 42 },
+    window: { windowId: 7, title: "Doc" },
+    snapshot: { snapshotId: "cs_A", elementCount: 9, format: "compact", offset: 0, truncated: false, expiresAt: "t", treeText: '[1] button "OK"', ...snapshot },
+    screenshot: null,
+  });
+  it("get-app-state: a cut page says how to read the next one", () => {
+    const out = humanOutput("get-app-state", state({ truncated: true, nextOffset: 40 }));
+    expect(out).toContain("more: --snapshot-id cs_A --offset 40");
+    expect(out).toContain('[1] button "OK"');
+  });
+  it("get-app-state --since: the changes, marked; a refused diff says why and shows the tree", () => {
+    const diff = { since: "cs_0", applied: true, added: [{ index: 12, line: '[12] button "New"' }], changed: [{ index: 3, line: '[3] text_field "Name" value="Ada"', changed: ["value"] }], removed: [{ index: 5, line: '[5] label "Old"' }], unchanged: 4 };
+    const out = humanOutput("get-app-state", state({ treeText: "", diff }));
+    expect(out).toContain("1 added, 1 changed, 1 removed, 4 unchanged");
+    expect(out).toContain('+ [12] button "New"');
+    expect(out).toContain('~ [3] text_field "Name" value="Ada"  (value)');
+    expect(out).toContain('- [5] label "Old"');
+    const refused = humanOutput("get-app-state", state({ diff: { since: "cs_0", applied: false, reason: "window_changed", added: [], changed: [], removed: [], unchanged: 0 } }));
+    expect(refused).toContain("no diff since cs_0 (window_changed)");
+    expect(refused).toContain('[1] button "OK"');
+  });
 });
