@@ -217,13 +217,14 @@ export function viewOptions(v: Partial<ViewOptions> | undefined): ViewOptions {
 }
 
 /**
- * The page of a snapshot an agent is shown, remembered as the snapshot's
- * horizon when the budget cut it short (an element past it is refused
- * ELEMENT_BEYOND_HORIZON until it is paged to).
+ * A further page of a stored snapshot. A snapshot whose first page was cut
+ * has a horizon (the furthest node shown; an element past it is refused
+ * ELEMENT_BEYOND_HORIZON): this page moves it on, or lifts it on the last
+ * page. A snapshot shown whole has none, and a small page does not add one.
  */
 export function showPage(store: SnapshotStore, snapshot: Snapshot, view: ViewOptions): Page {
   const page = renderPage(snapshot, view);
-  if (page.nextOffset !== undefined || snapshot.horizon !== undefined) store.showThrough(snapshot.snapshotId, page.nextOffset === undefined ? null : page.lastPosition);
+  if (snapshot.horizon !== undefined) store.showThrough(snapshot.snapshotId, page.nextOffset === undefined ? null : page.lastPosition);
   return page;
 }
 
@@ -308,12 +309,22 @@ export async function observe(engine: Observer, app: ResolvedApp, window: WireWi
   };
   // ---- issue 14: OCR (before the snapshot is stored: its elements are part of it)
   // ---- end OCR
-  engine.store.save(snapshot);
   const view = viewOptions(opts.view);
-  const observation: Observation = { ...snapshot, page: showPage(engine.store, snapshot, view) };
-  if (opts.since !== undefined) {
-    observation.diff = base && blocker === null ? diffSnapshots(base, snapshot, { full: view.format === "full", withBounds: view.withBounds }) : { since: opts.since, applied: false, reason: blocker!, added: [], removed: [], changed: [], unchanged: 0 };
-  }
+  const page = renderPage(snapshot, view);
+  const diff: SnapshotDiff | undefined =
+    opts.since === undefined
+      ? undefined
+      : base && blocker === null
+        ? diffSnapshots(base, snapshot, { full: view.format === "full", withBounds: view.withBounds })
+        : { since: opts.since, applied: false, reason: blocker!, added: [], removed: [], changed: [], unchanged: 0 };
+  // The horizon: how far the agent was shown this snapshot. An applied diff
+  // shows the changes against a base the agent read: the base's horizon
+  // carries over (none when the base was shown whole, else this page's).
+  const cut = page.nextOffset !== undefined;
+  if (diff?.applied ? base!.horizon !== undefined && cut : cut) snapshot.horizon = page.lastPosition;
+  engine.store.save(snapshot);
+  const observation: Observation = { ...snapshot, page };
+  if (diff) observation.diff = diff;
   // ---- issue 14: set-of-marks (after the page: only what the agent is shown is numbered)
   // ---- end set-of-marks
   // Not part of the stored snapshot: how this observation went.

@@ -140,13 +140,14 @@ export class SnapshotStore {
   }
 
   /**
-   * Record how far a snapshot was shown: `position` the furthest node shown
-   * (the horizon only grows), or null when its last page was shown (no
-   * horizon left: everything before it was paged through).
+   * Record how far a snapshot with a horizon was shown: `position` the
+   * furthest node shown (the horizon only grows), or null when its last page
+   * was shown (no horizon left). A snapshot without a horizon was shown whole
+   * and stays so.
    */
   showThrough(snapshotId: string, position: number | null): void {
     const s = this.get(snapshotId);
-    if (!s) return;
+    if (!s || s.horizon === undefined) return;
     const horizon = position === null ? undefined : Math.max(position, s.horizon ?? -1);
     if (horizon === s.horizon) return;
     const next: Snapshot = { ...s };

@@ -136,3 +136,14 @@ describe("flag combinations refused before the helper is asked", () => {
     });
   }
 });
+
+describe("the horizon only narrows what was never shown", () => {
+  it("a snapshot shown whole stays actionable whole after a small page of it", async () => {
+    const sb = sandbox();
+    const whole = await observe(sb);
+    expect(whole.snapshot.truncated).toBe(false);
+    const small = expectOk(await cli(sb, ["get-app-state", "--app", "fixture-app", "--snapshot-id", whole.snapshot.snapshotId, "--offset", "0", "--max-nodes", "1"]), "get-app-state");
+    expect(small.snapshot.nextOffset).toBe(1);
+    expectOk(await cli(sb, ["click", "--app", "fixture-app", "--element-index", "6"]), "click");
+  });
+});
