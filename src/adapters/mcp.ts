@@ -108,6 +108,9 @@ type Any = Record<string, any>;
 /** Screenshots a result carries: a screenshot's, a snapshot's, or an action's fresh observation's. */
 function screenshotOf(command: CommandName, result: Any): ScreenshotInfo | null {
   if (!result || typeof result !== "object") return null;
+  // ---- issue 14: set-of-marks: asked for (marks: true), the marked image is attached instead (same size and map)
+  if ((command === "screenshot" || command === "get-app-state") && result.marks) return result.marks;
+  // ---- end set-of-marks
   if (command === "screenshot" || command === "get-app-state") return result.screenshot ?? null;
   return result.observation?.screenshot ?? null;
 }
@@ -143,6 +146,12 @@ export async function toolResult(command: CommandName, env: Envelope, fit: FitOp
       content.push({ type: "image", data: readFileSync(shot.path).toString("base64"), mimeType: "image/png" });
       const map = makeMap(shot);
       structured.image = { width: shot.width, height: shot.height, origin: map.origin, scaleX: map.scaleX, scaleY: map.scaleY };
+      // ---- issue 14: set-of-marks
+      if ("count" in shot && env.ok) {
+        const r = env.result as Any;
+        head.text += `\nimage with ${shot.count} numbered boxes: each number is an element index of snapshot ${r.snapshotId ?? r.snapshot?.snapshotId}`;
+      }
+      // ---- end set-of-marks
       head.text += `\nimage ${shot.width}x${shot.height}: screen x = ${map.origin.x} + image x / ${+map.scaleX.toFixed(6)}, screen y = ${map.origin.y} + image y / ${+map.scaleY.toFixed(6)}`;
     } catch (err) {
       head.text += `\n(screenshot not attached: ${err instanceof Error ? err.message : String(err)})`;

@@ -29,6 +29,15 @@ export interface AdapterOptions extends FitOptions, TranslateOptions {
   app?: string;
   /** serve's `--adapter`: the adapter of requests that name none (default native). */
   defaultAdapter?: "native" | AdapterName;
+  // ---- issue 14: set-of-marks
+  /**
+   * serve's `--marks`: a target app's screenshot handed to the model is the
+   * set-of-marks image (numbered boxes on its actionable elements, same
+   * pixels and map otherwise); each one reads the window's tree and stores a
+   * snapshot whose element indices the numbers are (docs/marks.md).
+   */
+  marks?: boolean;
+  // ---- end set-of-marks
 }
 
 /** The map of the last screenshot of one target, plus what it was taken of. */
@@ -46,6 +55,10 @@ export interface ImageInfo {
   /** For a screenshot: the map coordinates are read through. For a zoom: the screen area shown. */
   map: StoredMap | null;
   zoom?: { x: number; y: number; width: number; height: number };
+  // ---- issue 14: set-of-marks
+  /** serve --marks: the image is the set-of-marks one: boxes drawn, and the snapshot whose element indices the numbers are. */
+  marks?: { count: number; snapshotId: string };
+  // ---- end set-of-marks
 }
 
 /** One adapter response (a serve line without its id). */
@@ -259,12 +272,16 @@ export class AdapterSession {
 
   /** Capture the target (its window, or with no app the whole screen), scaled by the helper to fit the image caps; remember its map. */
   async screenshot(app: string | undefined): Promise<{ png: Buffer; image: ImageInfo }> {
-    const { shot, windowId } = await this.capture(app, { maxWidth: imagePlan(adapterFit(this.opts)) });
-    const png = readFileSync(shot.path);
+    // ---- issue 14: set-of-marks (a target app's window only: a whole-screen image has no one tree to number)
+    const withMarks = this.opts.marks === true && app !== undefined;
+    const { shot, windowId, marks } = await this.capture(app, { maxWidth: imagePlan(adapterFit(this.opts)) }, undefined, withMarks);
+    // The marks image has the screenshot's size, origin and scale: the map below is the same for either.
+    const png = readFileSync(marks ? marks.path : shot.path);
+    // ---- end set-of-marks
     const bounds = app !== undefined ? await this.windowBounds(app, windowId) : null;
     const map: StoredMap = { ...makeMap(shot), app: app ?? null, windowId, bounds, capturedAt: new Date().toISOString() };
     this.maps.set(app ?? "", map);
-    return { png, image: { width: shot.width, height: shot.height, map } };
+    return { png, image: { width: shot.width, height: shot.height, map, ...(marks ? { marks: { count: marks.count, snapshotId: marks.snapshotId } } : {}) } };
   }
 
   /**
@@ -292,10 +309,15 @@ export class AdapterSession {
   }
 
   /** The screenshot command (its policy checks and redaction) with the helper cropping and scaling as `options` say; a zoom stays on the map's window. */
-  private async capture(app: string | undefined, options: ScreenshotOptions, windowId?: number): Promise<{ shot: ScreenshotInfo; windowId: number }> {
-    const args = app !== undefined ? { app, ...(windowId !== undefined && windowId !== 0 ? { windowId } : {}) } : {};
-    const r = (await this.engine.withScreenshotOptions(options, () => HANDLERS.screenshot(this.engine, args, {}))) as { windowId: number; screenshot: ScreenshotInfo };
-    return { shot: r.screenshot, windowId: r.windowId };
+  private async capture(app: string | undefined, options: ScreenshotOptions, windowId?: number, marks = false): Promise<{ shot: ScreenshotInfo; windowId: number; marks?: { path: string; count: number; snapshotId: string } }> {
+    const args = app !== undefined ? { app, ...(windowId !== undefined && windowId !== 0 ? { windowId } : {}), ...(marks ? { marks: true } : {}) } : {};
+    const r = (await this.engine.withScreenshotOptions(options, () => HANDLERS.screenshot(this.engine, args, {}))) as {
+      windowId: number;
+      screenshot: ScreenshotInfo;
+      marks?: { path: string; count: number };
+      snapshotId?: string;
+    };
+    return { shot: r.screenshot, windowId: r.windowId, ...(r.marks && r.snapshotId ? { marks: { path: r.marks.path, count: r.marks.count, snapshotId: r.snapshotId } } : {}) };
   }
 
   private async windowBounds(app: string, windowId: number): Promise<StoredMap["bounds"]> {

@@ -30,6 +30,10 @@ export interface ServeOptions extends OperatorOptions {
   maxLineBytes?: number;
   /** Cap on requests being handled at once (--max-inflight, default 64); `cancel` is always handled. */
   maxInflight?: number;
+  // ---- issue 14: set-of-marks
+  /** Adapter mode: hand the model the set-of-marks image of the target app's window instead of the plain one (--marks). */
+  marks?: boolean;
+  // ---- end set-of-marks
 }
 
 /** Default cap on requests in flight in one serve session. */
@@ -64,6 +68,12 @@ function parseServeArgs(argv: string[]): ServeOptions {
       opts.maxInflight = intFlag(flag, value(), 1, 100_000);
       return true;
     }
+    // ---- issue 14: set-of-marks
+    if (flag === "--marks") {
+      opts.marks = true;
+      return true;
+    }
+    // ---- end set-of-marks
     return false;
   });
 }
@@ -348,7 +358,7 @@ export async function serveMain(argv: string[]): Promise<number> {
     ({ id, envelope, replayed }) => {
       process.stdout.write(JSON.stringify({ id, ...(replayed ? { replayed: true } : {}), ...envelope }) + "\n");
     },
-    { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth, maxSide: opts.maxSide, maxPixels: opts.maxPixels },
+    { defaultAdapter: opts.adapter, app: opts.app, maxWidth: opts.maxWidth, maxSide: opts.maxSide, maxPixels: opts.maxPixels, marks: opts.marks /* issue 14: set-of-marks */ },
     { maxInflight: opts.maxInflight },
   );
   // Split lines ourselves (readline's async iterator adds a scheduling hop per

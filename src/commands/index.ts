@@ -35,6 +35,9 @@ import { menuClick, menuList } from "./menus.ts";
 // ---- issue 13: app lifecycle
 import { activateApp, launchApp, listApps, quitApp } from "./lifecycle.ts";
 // ---- end lifecycle
+// ---- issue 14: screenshot --marks
+import { screenshotWithMarks } from "./marks.ts";
+// ---- end screenshot --marks
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -269,6 +272,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       view,
       since: args.since,
       // ---- issue 14: get-app-state's image, OCR and marks options
+      marks: args.marks, // marks
       // ---- end get-app-state options
     }).catch((err) => {
       throw asUnverified(err, engine.permissionsUnknown);
@@ -284,6 +288,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     // ---- issue 14: screenshot options (region, max width, format, quality)
     // ---- end screenshot options
     // ---- issue 14: screenshot --marks
+    if (args.marks) return await screenshotWithMarks(engine, args, () => permissionGate(engine));
     // ---- end screenshot --marks
     const { hello } = await engine.helper();
     requireCapability(hello, "screenshot", "screenshot");

@@ -26,6 +26,9 @@ import { requireCapability, type EnvPort, type HelperPort, type ImageSize, type 
 import type { ResolvedApp } from "./resolve.ts";
 import { auditAppId, type Safety } from "./safety.ts";
 import { noTreeWarning, type ObservationWarning } from "./tree-advice.ts";
+// ---- issue 14: set-of-marks
+import { marksFor, type MarksInfo } from "./marks.ts";
+// ---- end set-of-marks
 
 export interface ScreenshotOutcome {
   screenshot: ScreenshotInfo | null;
@@ -189,6 +192,8 @@ export interface ObserveOptions {
   // ---- issue 14: OCR options
   // ---- end OCR options
   // ---- issue 14: set-of-marks options
+  /** Also write the set-of-marks PNG: the window image with a numbered box on each actionable element shown (src/engine/marks.ts). */
+  marks?: boolean;
   // ---- end set-of-marks options
 }
 
@@ -201,6 +206,8 @@ export type Observation = Snapshot & {
   // ---- issue 14: OCR result
   // ---- end OCR result
   // ---- issue 14: set-of-marks result
+  marks?: MarksInfo;
+  marksError?: { code: string; message: string };
   // ---- end set-of-marks result
 };
 
@@ -326,6 +333,7 @@ export async function observe(engine: Observer, app: ResolvedApp, window: WireWi
   const observation: Observation = { ...snapshot, page };
   if (diff) observation.diff = diff;
   // ---- issue 14: set-of-marks (after the page: only what the agent is shown is numbered)
+  if (opts.marks) Object.assign(observation, await marksFor(engine.store, snapshot, observation.page, shot.screenshot, shot.screenshotError));
   // ---- end set-of-marks
   // Not part of the stored snapshot: how this observation went.
   if (shot.screenshotError) observation.screenshotError = shot.screenshotError;
@@ -382,6 +390,7 @@ export function appStateResult(s: Observation, app: ResolvedApp) {
     screenshot,
     ...(screenshotError ? { screenshotError } : {}),
     // ---- issue 14: OCR and set-of-marks in the result
+    ...(s.marks ? { marks: s.marks } : s.marksError ? { marksError: s.marksError } : {}), // marks
     // ---- end OCR and set-of-marks in the result
     ...(warnings?.length ? { warnings } : {}),
   };

@@ -745,6 +745,12 @@ export const AdapterResponse = z.strictObject({
         })
         .nullable(),
       zoom: Rect.optional(),
+      // ---- issue 14: set-of-marks (serve --marks)
+      marks: z
+        .strictObject({ count: uint.describe("boxes drawn"), snapshotId: str.describe("the snapshot whose element indices the numbers are") })
+        .optional()
+        .describe("serve --marks: the image is the set-of-marks one"),
+      // ---- end set-of-marks
     })
     .nullable(),
   pointer: z.strictObject({ x: z.number(), y: z.number(), screen: z.strictObject({ x: z.number(), y: z.number() }) }).optional(),

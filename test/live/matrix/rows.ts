@@ -94,6 +94,16 @@ const ENV = "linux-x11 (Xvfb + openbox + AT-SPI)" as const;
 const row = (r: Omit<MatrixRow, "environment">): MatrixRow => ({ environment: ENV, ...r });
 
 const UNCHANGED = ["focus, stacking order and pointer unchanged"];
+// ---- issue 14: set-of-marks
+/** What every set-of-marks row checks of the image (test/live/marks.test.ts checkMarksImage). */
+const MARKS_IMAGE = [
+  "the marks PNG exists beside the screenshot, the same size, origin and scale",
+  "count = the interactive elements of the page shown with bounds on the image (from the stored snapshot)",
+  "every pixel that differs from the screenshot lies on a box edge or a label",
+  "each box's edge pixels (where no other box or label covers them) carry its colour",
+  "each label reads back (5x7 digit matching) as its element's index",
+];
+// ---- end set-of-marks
 /** The harm oracle (test/live/matrix/toolkit.ts): the target is never hurt by being observed or driven. */
 // Five observations and an action cost the target real work (a Calc sheet:
 // ~0.25 s of soffice CPU per observation of 300 visible cells); the harm this
@@ -267,6 +277,14 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "observe.diff.fixture", capability: "compact / diff", app: "fixture", action: "get-app-state, set-value Name, get-app-state --since; click OK by its old index; --since again; --since from the other window", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the diff is applied: Name changed (value, its line shows the new text), nothing added or removed, the tree text empty", "OK keeps its index: the click by it reaches OK", "an unchanged window gives an empty applied diff", "another window: applied false, reason window_changed, with the full page"] }),
   // ---- end compact observation
   // ---- issue 14: set-of-marks (test/live/marks.test.ts)
+  row({ id: "marks.fixture.get-app-state", capability: "marks", app: "fixture", action: "get-app-state --marks (compact default)", route: "none", expect: "delivered", grant: "none", oracles: MARKS_IMAGE }),
+  row({ id: "marks.fixture.click-by-number", capability: "marks", app: "fixture", action: "read the number on the OK button's box off the marks image, then click --element-index <that number>", route: "accessibility", expect: "delivered", grant: "none", oracles: ["the label reads back as OK's element index", "exactly one click reached OK", "no other control received anything"] }),
+  row({ id: "marks.fixture.screenshot", capability: "marks", app: "fixture", action: "screenshot --app --marks, then click Subscribe by the number read off the image with the returned snapshotId", route: "accessibility", expect: "delivered", grant: "none", oracles: [...MARKS_IMAGE, "snapshotId is stored: the click acts on it", "Subscribe toggled exactly once"] }),
+  row({ id: "marks.fixture.page-horizon", app: "fixture", action: "get-app-state --marks --max-bytes 2000: a page cut by its budget", route: "none", expect: "delivered", grant: "none", oracles: ["only elements up to the page's last position are numbered (count = interactive shown)", "no box for an element beyond the horizon", ...MARKS_IMAGE.slice(1)] }),
+  row({ id: "marks.fixture.adapter-scaled", capability: "marks", app: "fixture", action: "serve --adapter openai --marks --max-width 400: a screenshot call", route: "none", expect: "delivered", grant: "none", oracles: ["the image handed to the model is the marks PNG, 400 pixels wide (scaled by the helper)", "its map is the screenshot's (same origin and scale)", "each box sits on its element's bounds mapped through origin and scale", "image.marks names the snapshot whose indices the numbers are"] }),
+  row({ id: "marks.widget-factory.get-app-state", capability: "marks", app: "gtk3-widget-factory", action: "get-app-state --marks", route: "none", expect: "delivered", grant: "none", oracles: MARKS_IMAGE }),
+  row({ id: "marks.qt5-fixture.click-by-number", capability: "marks", app: "qt5-fixture", action: "get-app-state --marks, then click the OK button by the number read off the image", route: "accessibility", expect: "delivered", grant: "none", oracles: [...MARKS_IMAGE, "exactly one click reached OK"] }),
+  row({ id: "marks.chromium.get-app-state", capability: "marks", app: "chromium", action: "get-app-state --marks on test/fixtures/web/form.html", route: "none", expect: "delivered", grant: "none", oracles: [...MARKS_IMAGE, "the form's fields and buttons are among the numbered"] }),
   // ---- end set-of-marks
   // ---- issue 14: OCR (test/live/ocr.test.ts)
   // ---- end OCR
