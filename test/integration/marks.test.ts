@@ -15,8 +15,8 @@ import { fakeScreenPoint, pngFromBase64, pngFromDataUrl } from "./adapters/commo
 
 afterAll(cleanupSandboxes);
 
-/** The fake fixture window's interactive elements: OK, Delete, Name, Password, Subscribe (Homepage takes no input). */
-const INTERACTIVE = [1, 2, 3, 4, 6];
+/** The fake fixture window's interactive elements: OK, Delete, Name, Password, Subscribe, and Homepage (a text field: a control role counts, whatever states it reports). */
+const INTERACTIVE = [1, 2, 3, 4, 6, 7];
 
 async function png(path: string): Promise<Pixels> {
   return await decodePng(readFileSync(path));
