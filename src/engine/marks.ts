@@ -15,7 +15,7 @@ import { forEachInk, textSize } from "./digit-font.ts";
 import { decodePng, encodePng, MAX_FILE_BYTES, type Bitmap } from "./png.ts";
 
 /** The set-of-marks PNG: described like the screenshot it was drawn on (same size and map), plus the boxes drawn. */
-export type MarksInfo = ScreenshotInfo & { count: number };
+export type MarksInfo = ScreenshotInfo & { count: number; omitted?: number };
 export type MarksOutcome = { marks: MarksInfo } | { marksError: { code: string; message: string } };
 
 /**
@@ -264,7 +264,9 @@ export async function writeMarksImage(store: SnapshotStore, name: string, shot: 
   } catch (err) {
     throw new DeckhandError("SCREENSHOT_FAILED", `the set-of-marks image cannot be written: ${(err as Error).message}`, { details: { reason: "write-failed" } });
   }
-  return { ...shot, path, method: `${shot.method}+marks`, count: placed.length };
+  // Past the cap the agent is told how many were left unnumbered (page with a smaller budget to see them numbered).
+  const omitted = Math.max(0, marks.length - MAX_MARKS);
+  return { ...shot, path, method: `${shot.method}+marks`, count: placed.length, ...(omitted > 0 ? { omitted } : {}) };
 }
 
 /**

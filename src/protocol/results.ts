@@ -149,6 +149,7 @@ export const OcrReport = z
 
 export const MarksInfo = ScreenshotInfo.extend({
   count: uint.describe("boxes drawn: one per actionable element with bounds on the image"),
+  omitted: uint.optional().describe("actionable elements past the cap (500 boxes) left unnumbered: page with a smaller --max-nodes to see them numbered"),
 }).meta({ id: "MarksInfo", description: "the set-of-marks PNG: the window image with a numbered box per actionable element (numbers = element indices)" });
 // ---- end observation
 

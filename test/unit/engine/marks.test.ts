@@ -292,6 +292,18 @@ describe("writeMarksImage / marksFor", () => {
     ...extra,
   });
 
+  it("past the cap: count is the cap, omitted says how many were left unnumbered", async () => {
+    const store = new SnapshotStore(tmp());
+    const path = store.screenshotPath("cs_capped000000000");
+    writeFileSync(path, await encodePng(blank(320, 240)));
+    const marks: Mark[] = [...Array(MAX_MARKS + 7).keys()].map((i) => ({ index: i, box: { x0: i % 300, y0: i % 200, x1: (i % 300) + 10, y1: (i % 200) + 10 } }));
+    const info = await writeMarksImage(store, "cs_capped000000000", shotOf(path), marks);
+    expect(info.count).toBe(MAX_MARKS);
+    expect(info.omitted).toBe(7);
+    const few = await writeMarksImage(store, "cs_capped000000000", shotOf(path), marks.slice(0, 3));
+    expect(few.omitted).toBeUndefined();
+  });
+
   it("writes <name>-marks.png (0600) in the screenshots dir: same size and map, the count, marks drawn", async () => {
     const store = new SnapshotStore(tmp());
     const path = store.screenshotPath("cs_test0000000000");
