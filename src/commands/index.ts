@@ -35,6 +35,9 @@ import { menuClick, menuList } from "./menus.ts";
 // ---- issue 13: app lifecycle
 import { activateApp, launchApp, listApps, quitApp } from "./lifecycle.ts";
 // ---- end lifecycle
+// ---- issue 14: screenshot options
+import { appStateImageOptions, screenshotWithImageOptions } from "./screenshot-options.ts";
+// ---- end screenshot options
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -269,6 +272,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       view,
       since: args.since,
       // ---- issue 14: get-app-state's image, OCR and marks options
+      image: await appStateImageOptions(engine, args, window), // image options
       // ---- end get-app-state options
     }).catch((err) => {
       throw asUnverified(err, engine.permissionsUnknown);
@@ -282,6 +286,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   async screenshot(engine, args) {
     checkObservationArgs(args);
     // ---- issue 14: screenshot options (region, max width, format, quality)
+    const imaged = await screenshotWithImageOptions(engine, args, () => permissionGate(engine), (a) => HANDLERS.screenshot(engine, a, {}));
+    if (imaged) return imaged;
     // ---- end screenshot options
     // ---- issue 14: screenshot --marks
     // ---- end screenshot --marks
