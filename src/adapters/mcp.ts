@@ -105,6 +105,11 @@ export const MCP_TOOLS: readonly McpTool[] = (() => {
 
 type Any = Record<string, any>;
 
+// ---- issue 14: screenshot options
+/** The MIME type of each screenshot format (ScreenshotInfo.format). */
+export const MIME_TYPE: Readonly<Record<ScreenshotInfo["format"], string>> = Object.freeze({ png: "image/png", jpeg: "image/jpeg", webp: "image/webp" });
+// ---- end screenshot options
+
 /** Screenshots a result carries: a screenshot's, a snapshot's, or an action's fresh observation's. */
 function screenshotOf(command: CommandName, result: Any): ScreenshotInfo | null {
   if (!result || typeof result !== "object") return null;
@@ -143,7 +148,8 @@ export async function toolResult(command: CommandName, env: Envelope, fit: FitOp
       if (!fitsCaps(shot, adapterFit(fit))) {
         throw new Error(`the ${shot.width}x${shot.height} image is over the image caps, and the helper cannot scale screenshots (screenshot.scale)`);
       }
-      content.push({ type: "image", data: readFileSync(shot.path).toString("base64"), mimeType: "image/png" });
+      // issue 14: the file's own format (--image-format jpeg / webp of screenshot and get-app-state).
+      content.push({ type: "image", data: readFileSync(shot.path).toString("base64"), mimeType: MIME_TYPE[shot.format ?? "png"] });
       const map = makeMap(shot);
       structured.image = { width: shot.width, height: shot.height, origin: map.origin, scaleX: map.scaleX, scaleY: map.scaleY };
       // ---- issue 14: set-of-marks

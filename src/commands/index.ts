@@ -38,6 +38,9 @@ import { activateApp, launchApp, listApps, quitApp } from "./lifecycle.ts";
 // ---- issue 14: screenshot --marks
 import { screenshotWithMarks } from "./marks.ts";
 // ---- end screenshot --marks
+// ---- issue 14: screenshot options
+import { appStateImageOptions, screenshotWithImageOptions } from "./screenshot-options.ts";
+// ---- end screenshot options
 
 export interface CallContext {
   /** Reads stdin once (secrets, programs). Absent in serve/MCP: values travel in args. */
@@ -273,6 +276,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       since: args.since,
       // ---- issue 14: get-app-state's image, OCR and marks options
       marks: args.marks, // marks
+      image: await appStateImageOptions(engine, args, window), // image options
       // ---- end get-app-state options
     }).catch((err) => {
       throw asUnverified(err, engine.permissionsUnknown);
@@ -286,6 +290,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
   async screenshot(engine, args) {
     checkObservationArgs(args);
     // ---- issue 14: screenshot options (region, max width, format, quality)
+    const imaged = await screenshotWithImageOptions(engine, args, () => permissionGate(engine), (a) => HANDLERS.screenshot(engine, a, {}));
+    if (imaged) return imaged;
     // ---- end screenshot options
     // ---- issue 14: screenshot --marks
     if (args.marks) return await screenshotWithMarks(engine, args, () => permissionGate(engine));

@@ -101,15 +101,22 @@ export async function captureWindow(
   if (!hello.capabilities.screenshot?.supported) {
     return { screenshot: null, screenshotError: { code: "ACTION_UNSUPPORTED", message: "helper cannot capture screenshots" } };
   }
+  // ---- issue 14: screenshot options: JPEG and WebP need screenshot.formats (never dropped, whatever ifSupported says)
+  const format = options?.format ?? "png";
+  if (format !== "png" && !hello.capabilities["screenshot.formats"]?.supported) {
+    return { screenshot: null, screenshotError: { code: "ACTION_UNSUPPORTED", message: formatsUnsupported(hello, format) } };
+  }
+  const encoding = options?.format !== undefined && hello.capabilities["screenshot.formats"]?.supported ? { format, ...(options.quality !== undefined ? { quality: options.quality } : {}) } : {};
+  // ---- end screenshot options
   const scaled = options !== undefined && (options.region !== undefined || options.maxWidth !== undefined);
   if (scaled && !hello.capabilities["screenshot.scale"]?.supported) {
     const message = `helper ${hello.helper.name} ${hello.helper.version} cannot crop or scale a screenshot (no screenshot.scale)`;
     if (!options?.ifSupported) return { screenshot: null, screenshotError: { code: "ACTION_UNSUPPORTED", message } };
-    options = undefined;
+    options = { ...options, region: undefined, maxWidth: undefined };
   }
   const region = options?.region;
   const plan = typeof options?.maxWidth === "object" ? options.maxWidth : null;
-  const path = engine.store.screenshotPath(name);
+  const path = engine.store.screenshotPath(name, format);
   const take = async (maxWidth: number | undefined) => {
     const { result } = await supervisor.request("screenshot", {
       window_id: windowId,
@@ -118,7 +125,13 @@ export async function captureWindow(
       redact,
       ...(region ? { region } : {}),
       ...(maxWidth !== undefined ? { max_width: Math.max(MIN_MAX_WIDTH, Math.floor(maxWidth)) } : {}),
+      ...encoding,
     });
+    // A helper that names another format than asked for wrote a file its path and result would misname.
+    if ((result.format ?? "png") !== format) {
+      rmSync(path, { force: true });
+      throw new DeckhandError("SCREENSHOT_FAILED", `helper ${hello.helper.name} wrote ${result.format ?? "png"} where ${format} was asked for`);
+    }
     return result;
   };
   let written = false;
@@ -143,11 +156,22 @@ export async function captureWindow(
     // A first image that was to be taken again is not kept.
     if (written) rmSync(path, { force: true });
     if (err instanceof DeckhandError) {
+      // ---- issue 14: a region that shows nothing of the window (or screen) is the caller's argument
+      if (region && err.code === "INVALID_ARGUMENTS" && err.details.reason === "region-outside-window") {
+        return { screenshot: null, screenshotError: { code: "INVALID_ARGUMENTS", message: err.message } };
+      }
+      // ---- end screenshot options
       return { screenshot: null, screenshotError: { code: err.code === "TIMEOUT" ? "TIMEOUT" : "SCREENSHOT_FAILED", message: err.message } };
     }
     throw err;
   }
 }
+
+// ---- issue 14: screenshot options
+function formatsUnsupported(hello: { helper: { name: string; version: string } }, format: string): string {
+  return `helper ${hello.helper.name} ${hello.helper.version} writes PNG only (no screenshot.formats): --image-format ${format} needs a newer helper (protocol 2.2); leave --image-format at png`;
+}
+// ---- end screenshot options
 
 /**
  * Blocked URLs apply to observation too (docs/policy.md): a browser window

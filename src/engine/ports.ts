@@ -93,9 +93,15 @@ export interface ScreenshotOptions {
   /**
    * A helper without screenshot.scale then captures at its own size (the
    * caller checks what it got: MCP attaches only an image inside its caps);
-   * otherwise the screenshot fails ACTION_UNSUPPORTED.
+   * otherwise the screenshot fails ACTION_UNSUPPORTED. Never drops `format`.
    */
   ifSupported?: boolean;
+  // ---- issue 14: screenshot options
+  /** The file's format (the op's `format`, capability screenshot.formats for jpeg and webp); default png. */
+  format?: "png" | "jpeg" | "webp";
+  /** JPEG / WebP quality 1-100 (the op's `quality`; the helper's default 80). */
+  quality?: number;
+  // ---- end screenshot options
 }
 
 /** Stage "action support": refuse before dispatch what the helper lacks. */

@@ -131,8 +131,8 @@ class ScreenPlanner {
 /**
  * Capture the whole screen with every region observation may not show
  * blacked out, and say how many and why. `options` (default: the engine's
- * scope) crop and scale it in the helper, after the blacking out; the
- * result describes the PNG written.
+ * scope) crop and scale it in the helper, after the blacking out, and name
+ * its format; the result describes the file written.
  */
 export async function captureScreen(
   engine: HelperPort & StorePort & SafetyPort & ScreenshotScope,
@@ -146,8 +146,11 @@ export async function captureScreen(
   for (let attempt = 1; ; attempt++) {
     const out = await captureWindow(engine, 0, name, plan.rects, options);
     if (!out.screenshot) {
-      const code = out.screenshotError!.code === "TIMEOUT" || out.screenshotError!.code === "ACTION_UNSUPPORTED" ? out.screenshotError!.code : "SCREENSHOT_FAILED";
-      throw new DeckhandError(code, out.screenshotError!.message);
+      // issue 14: INVALID_ARGUMENTS is a --region that shows nothing of the screen.
+      const kept = ["TIMEOUT", "ACTION_UNSUPPORTED", "INVALID_ARGUMENTS"] as const;
+      const code = kept.find((c) => c === out.screenshotError!.code) ?? "SCREENSHOT_FAILED";
+      const details = code === "INVALID_ARGUMENTS" ? { details: { flag: "--region", reason: "region-outside-screen" } } : {};
+      throw new DeckhandError(code, out.screenshotError!.message, details);
     }
     const shot = out.screenshot;
     const after = await planner.plan();

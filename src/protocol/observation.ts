@@ -18,6 +18,7 @@ export interface ObservationArgs {
   quality?: number;
   region?: string;
   regionCoords?: string;
+  maxWidth?: number;
   app?: string;
 }
 
@@ -32,12 +33,12 @@ export function checkObservationArgs(args: ObservationArgs): void {
   }
   if (args.snapshotId !== undefined) {
     // A stored page: nothing is observed, so nothing about a new observation applies.
-    for (const f of ["since", "ocr", "marks", "noScreenshot", "imageFormat", "quality", "region", "regionCoords"] as const) {
+    for (const f of ["since", "ocr", "marks", "noScreenshot", "imageFormat", "quality", "region", "regionCoords", "maxWidth"] as const) {
       if (args[f] !== undefined && args[f] !== false) throw conflict("snapshotId", f, "--snapshot-id shows a page of a stored snapshot; it observes nothing");
     }
   }
   if (args.noScreenshot === true) {
-    for (const f of ["marks", "ocr", "imageFormat", "quality", "region", "regionCoords"] as const) {
+    for (const f of ["marks", "ocr", "imageFormat", "quality", "region", "regionCoords", "maxWidth"] as const) {
       if (args[f] !== undefined && args[f] !== false) throw conflict("noScreenshot", f, "it needs the window image");
     }
   }

@@ -90,7 +90,7 @@ export const Element = z
 
 export const ScreenshotInfo = z
   .strictObject({
-    path: str.describe("absolute path of the PNG"),
+    path: str.describe("absolute path of the image file (png, jpg or webp: see format)"),
     width: uint.describe("image width in pixels"),
     height: uint.describe("image height in pixels"),
     scale: z.number().positive().describe("image pixels per screen pixel"),
@@ -102,7 +102,7 @@ export const ScreenshotInfo = z
     screenRect: Rect.describe("the screen rectangle the image shows: screen x = screenRect.x + image x / scale (y likewise)"),
     // ---- end
   })
-  .meta({ id: "ScreenshotInfo", description: "a PNG file: image pixel (ix, iy) shows screen point (origin.x + ix / scale, origin.y + iy / scale)" });
+  .meta({ id: "ScreenshotInfo", description: "an image file (PNG, JPEG or WebP): image pixel (ix, iy) shows screen point (origin.x + ix / scale, origin.y + iy / scale)" });
 
 const CodeMessage = z.strictObject({ code: str, message: str });
 

@@ -20,11 +20,18 @@ const KEEP_LATEST = 200;
 export const STORE_FILE_NAMES = Object.freeze({
   /** snapshots/: cs_<id>.json */
   snapshot: /^cs_[A-Za-z0-9]{10,40}\.json$/,
-  /** screenshots/: cs_<id>.png (a snapshot's), shot_<time>_<random>.png (the screenshot command's) */
-  screenshot: /^(?:cs_[A-Za-z0-9]{10,40}|shot_[0-9a-z]{1,16}_[0-9a-z]{0,16})\.png$/,
+  /**
+   * screenshots/: cs_<id> (a snapshot's), shot_<time>_<random> (the
+   * screenshot command's), as .png, .jpg or .webp (--image-format), and the
+   * set-of-marks image <name>-marks.png beside them.
+   */
+  screenshot: /^(?:cs_[A-Za-z0-9]{10,40}|shot_[0-9a-z]{1,16}_[0-9a-z]{0,16})(?:\.(?:png|jpg|webp)|-marks\.png)$/,
   /** latest/ and secure/: <32 hex digits of sha256(key)>.json */
   keyed: /^[0-9a-f]{32}\.json$/,
 });
+/** A screenshot file's format, and the extension its file is given. */
+export type ImageFileFormat = "png" | "jpeg" | "webp";
+export const IMAGE_EXTENSION: Readonly<Record<ImageFileFormat, string>> = Object.freeze({ png: "png", jpeg: "jpg", webp: "webp" });
 /** Windows whose secure fields are remembered, and locators per window. */
 const KEEP_SECURE_WINDOWS = 200;
 const MAX_SECURE_PER_WINDOW = 500;
@@ -169,9 +176,10 @@ export class SnapshotStore {
     }
   }
 
-  screenshotPath(name: string): string {
+  /** Where a screenshot named `name` is written, with its format's extension (png, jpg, webp). */
+  screenshotPath(name: string, format: ImageFileFormat = "png"): string {
     this.checkDirs();
-    return join(this.screenshotsDir, `${name}.png`);
+    return join(this.screenshotsDir, `${name}.${IMAGE_EXTENSION[format]}`);
   }
 
   /** Bounded retention: old snapshot records, screenshot files and latest pointers go (deckhand's files only). */

@@ -25,7 +25,10 @@ import { NodeAction, RoleSchema, StatesSchema } from "./vocabulary.ts";
 // 2.1 (issue 13): ops for app lifecycle (installed apps, launch, window
 // activate/restore/close), the clipboard (get, set, paste) and menus; a
 // helper without them is refused those commands by capability, not by version.
-export const PROTOCOL_VERSION = [2, 1] as const;
+// 2.2 (issue 14): screenshot's format (png, jpeg, webp) and quality, and the
+// format written in its result (capability screenshot.formats); a 2.1 helper
+// writes PNG only, and a request for JPEG or WebP is refused before it is sent.
+export const PROTOCOL_VERSION = [2, 2] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -34,6 +37,11 @@ const int = z.number().int();
 
 export const Rect = z.object({ x: int, y: int, width: uint, height: uint });
 export type Rect = z.infer<typeof Rect>;
+// ---- issue 14: screenshot options
+/** 2.2: a screenshot file's format (capability screenshot.formats). */
+export const WireImageFormat = z.enum(["png", "jpeg", "webp"]);
+export type WireImageFormat = z.infer<typeof WireImageFormat>;
+// ---- end screenshot options
 
 // Error codes a helper may put on the wire. A subset of the public codes.
 export const HELPER_ERROR_CODES = Object.freeze([
@@ -106,6 +114,9 @@ export const CAPABILITY_KEYS = Object.freeze([
   "screenshot.popups",
   // 2.0: screenshot's region and max_width (crop and scale in the helper).
   "screenshot.scale",
+  // ---- 2.2 (issue 14) screenshot options: screenshot's format and quality.
+  "screenshot.formats",
+  // ---- end screenshot options
   // ---- 2.1 (issue 13) app lifecycle
   // Installed apps (list_installed); starting one (launch, launch_status); a
   // window's activate / restore / close (window_op).
@@ -378,6 +389,12 @@ export const OPS = {
        * says what was applied.
        */
       max_width: z.number().int().min(16).nullable().optional(),
+      // ---- issue 14: screenshot options
+      /** 2.2: the file's format (screenshot.formats); absent or null = png. */
+      format: WireImageFormat.nullable().optional(),
+      /** 2.2: jpeg / webp quality 1-100; absent or null = 80. Ignored for png. */
+      quality: z.number().int().min(1).max(100).nullable().optional(),
+      // ---- end screenshot options
     }),
     result: z.object({
       path: z.string(),
@@ -391,6 +408,10 @@ export const OPS = {
       redacted: uint,
       /** 1.2: how many of the app's popup windows were composited over the window. */
       popups: uint.optional(),
+      // ---- issue 14: screenshot options
+      /** 2.2: the format of the file written (absent from a 2.1 helper: png). */
+      format: WireImageFormat.optional(),
+      // ---- end screenshot options
     }),
   },
   hit_test: {

@@ -23,7 +23,7 @@ export const VECTORS: Vector[] = [
   {
     name: "hello",
     description: "first frame from a helper",
-    message: { type: "hello", protocol: [2, 1], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
+    message: { type: "hello", protocol: [2, 2], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
   },
   { name: "request-permissions", description: "a request with empty args", op: "permissions", message: { type: "request", id: 1, op: "permissions", deadline_ms: 5000, args: {} } },
   {
@@ -406,5 +406,24 @@ export const VECTORS: Vector[] = [
       deadline_ms: 10000,
       args: { pid: 4242, window_id: 2097153, locator: { path: [0, 1, 4], role: "tree_item", native_role: "tree item", name: "src", identifier: "" }, action: "secondary", text: null, start: null, end: null, action_name: "expand or contract" },
     },
+  },  // ---- issue 14: screenshot options (protocol 2.2)
+  {
+    name: "request-screenshot-format",
+    description: "a region of the window as WebP at quality 60 (2.2)",
+    op: "screenshot",
+    message: {
+      type: "request",
+      id: 27,
+      op: "screenshot",
+      deadline_ms: 15000,
+      args: { window_id: 2097153, path: "/tmp/state/screenshots/shot_x.webp", redact_secure: true, redact: [], region: { x: 110, y: 100, width: 300, height: 200 }, max_width: null, format: "webp", quality: 60 },
+    },
   },
+  {
+    name: "response-screenshot-format",
+    description: "the format of the file written (2.2; absent from a 2.1 helper: png)",
+    op: "screenshot",
+    message: { type: "response", id: 27, ok: true, result: { path: "/tmp/state/screenshots/shot_x.webp", width: 300, height: 200, origin: { x: 110, y: 100 }, scale: 1, method: "composite+shm+crop", redacted: 0, popups: 0, format: "webp" } },
+  },
+  // ---- end screenshot options
 ];

@@ -163,7 +163,7 @@ describe("serve", () => {
     const s = serve(sb, [], { mode: "wrong-major" });
     for (let i = 0; i < 6; i++) {
       const line = await s.request({ id: i, command: "list-apps" });
-      expect(line).toMatchObject({ ok: false, error: { code: "HELPER_INCOMPATIBLE", details: { helperProtocol: "1.2", deckhandProtocol: "2.1" } } });
+      expect(line).toMatchObject({ ok: false, error: { code: "HELPER_INCOMPATIBLE", details: { helperProtocol: "1.2", deckhandProtocol: "2.2" } } });
     }
   });
 

@@ -41,6 +41,10 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
         "screenshot.popups" => no_x("no capture"),
         "screenshot.scale" if x => live("region: crop to the screen rectangle intersected with the window (none -> INVALID_ARGUMENTS); max_width: area averaging (box filter, exact integer weights), never up, one factor for both axes (max_width / width, height rounded down), after redaction; width, height, origin and scale describe the PNG (pixel i shows screen point origin + i / scale). Run against a real X server by tests/screenshot_live.rs"),
         "screenshot.scale" => no_x("no capture"),
+        // ---- issue 14: screenshot options
+        "screenshot.formats" if x => live("format png (default; the png crate, fast compression), jpeg (jpeg-encoder: baseline JFIF, optimised Huffman tables, chroma 4:2:0 below quality 90) or webp (lossy VP8 by libwebp's WebPEncodeRGB, built from the source vendored in libwebp-sys; at most 16383 pixels a side); quality 1-100, default 80, for jpeg and webp (ignored for png); encoded after crop, redaction and scaling, written 0600 then renamed into place; `format` in the result names what was written. Run live on the GTK 3 fixture, gtk3-widget-factory, Chromium and Qt 5 (featherpad) by test/live/image-options.test.ts, the files decoded by ImageMagick"),
+        "screenshot.formats" => no_x("no capture"),
+        // ---- end screenshot options
         "screenshot.redact_secure" => live("every password-text accessible of the window (Collection.GetMatches, shown or not; the showing-tree search without Collection) blacked out where it touches the image"),
         "hit_test" => live("stacking order + Component.GetAccessibleAtPoint"),
         "action.click" => live("Action.DoAction of the first press-like action chosen by name (press, click, activate, toggle, jump; check/uncheck/select on check boxes and radio buttons), never another action; none -> ACTION_UNSUPPORTED listing the advertised names"),

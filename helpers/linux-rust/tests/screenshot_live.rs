@@ -175,7 +175,7 @@ fn screenshot_region_and_max_width_on_a_real_x_server() {
     let mut stdin = helper.0.stdin.take().unwrap();
     let mut stdout = helper.0.stdout.take().unwrap();
     let hello = read_frame(&mut stdout);
-    assert_eq!(hello["protocol"], serde_json::json!([2, 1]));
+    assert_eq!(hello["protocol"], serde_json::json!([2, 2]));
     assert_eq!(hello["capabilities"]["screenshot.scale"]["supported"], true, "{}", hello["capabilities"]["screenshot.scale"]);
 
     let mut id = 0;
@@ -264,6 +264,35 @@ fn screenshot_region_and_max_width_on_a_real_x_server() {
     assert_eq!(r["error"]["code"], "INVALID_ARGUMENTS", "{r}");
     let (r, _) = shot(serde_json::json!({"max_width": 8}));
     assert_eq!(r["error"]["code"], "INVALID_ARGUMENTS", "{r}");
+
+    // ---- issue 14: screenshot options (2.2: format and quality)
+    // The default names its format; JPEG and WebP files are what their
+    // headers say, at the size the result says; quality changes the size.
+    let (r, _) = shot(serde_json::json!({}));
+    assert_eq!(r["result"]["format"], "png", "{r}");
+    let mut encoded = |format: &str, quality: u32| -> (serde_json::Value, Vec<u8>) {
+        id += 1;
+        let path = dir.join(format!("shot-{id}.{format}")).to_string_lossy().into_owned();
+        let args = serde_json::json!({"window_id": win, "path": path, "redact_secure": false, "redact": [], "region": {"x": 60, "y": 50, "width": 180, "height": 80}, "format": format, "quality": quality});
+        write_frame(&mut stdin, &serde_json::json!({"type": "request", "id": id, "op": "screenshot", "deadline_ms": 10000, "args": args}));
+        let r = read_frame(&mut stdout);
+        let bytes = if r["ok"] == true { std::fs::read(&path).unwrap() } else { Vec::new() };
+        (r, bytes)
+    };
+    let (r, jpg) = encoded("jpeg", 90);
+    assert_eq!((r["result"]["format"].as_str(), r["result"]["width"].as_u64(), r["result"]["height"].as_u64()), (Some("jpeg"), Some(180), Some(80)), "{r}");
+    assert_eq!(&jpg[..3], &[0xFF, 0xD8, 0xFF]);
+    let sof = jpg.windows(2).position(|p| p == [0xFF, 0xC0]).expect("a baseline JPEG");
+    assert_eq!((u16::from_be_bytes([jpg[sof + 7], jpg[sof + 8]]), u16::from_be_bytes([jpg[sof + 5], jpg[sof + 6]])), (180, 80));
+    let (_, jpg_low) = encoded("jpeg", 10);
+    assert!(jpg_low.len() < jpg.len(), "quality 10: {} bytes, 90: {}", jpg_low.len(), jpg.len());
+    let (r, webp) = encoded("webp", 90);
+    assert_eq!(r["result"]["format"], "webp", "{r}");
+    assert_eq!((&webp[..4], &webp[8..16]), (&b"RIFF"[..], &b"WEBPVP8 "[..]));
+    assert_eq!((u16::from_le_bytes([webp[26], webp[27]]) & 0x3fff, u16::from_le_bytes([webp[28], webp[29]]) & 0x3fff), (180, 80));
+    let (r, _) = encoded("webp", 0);
+    assert_eq!(r["error"]["code"], "INVALID_ARGUMENTS", "quality 0: {r}");
+    // ---- end screenshot options
 
     drop(stdin);
     let _ = helper.0.wait();

@@ -2,6 +2,9 @@
 
 pub mod act;
 pub mod clipboard;
+// ---- issue 14: screenshot options
+pub mod image_format;
+// ---- end screenshot options
 pub mod lifecycle;
 pub mod menus;
 pub mod observe;

@@ -309,6 +309,10 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     if args.region.is_some_and(|r| r.width == 0 || r.height == 0) {
         return Err(Error::invalid("region is empty").with("reason", "region-outside-window"));
     }
+    // ---- issue 14: screenshot options (checked before anything is captured)
+    let format = args.format.unwrap_or(ImageFormat::Png);
+    let quality = super::image_format::quality_of(args.quality)?;
+    // ---- end screenshot options
     // Which windows' secure fields must be blacked out.
     let targets: Vec<windows::WinInfo> = if !args.redact_secure {
         Vec::new()
@@ -396,7 +400,9 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     rects.extend(secure);
     // Crop to the region, black out, then scale: the result describes the PNG.
     let (img, redacted, scale) = capture::finish_image(img, args.region, &rects, args.max_width)?;
-    capture::write_png(&args.path, &img.rgb, img.width, img.height)?;
+    // ---- issue 14: screenshot options
+    let format = super::image_format::write_image(&args.path, &img.rgb, img.width, img.height, format, quality)?;
+    // ---- end screenshot options
     if crate::debug() {
         eprintln!(
         "deckhand-helper-linux: screenshot {}x{} via {} (capture {:.1} ms, total {:.1} ms, {} secure fields, {redacted} rects redacted)",
@@ -417,6 +423,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         method: img.method,
         redacted,
         popups,
+        format: Some(format),
     })
 }
 

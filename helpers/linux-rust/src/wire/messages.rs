@@ -13,7 +13,7 @@ use crate::error::{Detail, Error};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-pub const PROTOCOL: [u32; 2] = [2, 1];
+pub const PROTOCOL: [u32; 2] = [2, 2];
 
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",
@@ -48,6 +48,9 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "screenshot.popups",
     // 2.0: screenshot's region and max_width (crop and scale in the helper).
     "screenshot.scale",
+    // ---- issue 14: screenshot options (2.2: screenshot's format and quality)
+    "screenshot.formats",
+    // ---- end screenshot options
     // ---- issue 13: clipboard
     "clipboard.get",
     "clipboard.set",
@@ -411,7 +414,26 @@ pub struct ScreenshotArgs {
     /// wide; nil: native size.
     #[serde(default)]
     pub max_width: Option<u32>,
+    // ---- issue 14: screenshot options
+    /// (2.2) The file's format; nil: PNG.
+    #[serde(default)]
+    pub format: Option<ImageFormat>,
+    /// (2.2) JPEG / WebP quality 1-100; nil: 80. Ignored for PNG.
+    #[serde(default)]
+    pub quality: Option<u32>,
+    // ---- end screenshot options
 }
+
+// ---- issue 14: screenshot options
+/// (2.2) A screenshot file's format (capability screenshot.formats).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageFormat {
+    Png,
+    Jpeg,
+    Webp,
+}
+// ---- end screenshot options
 
 #[derive(Serialize, Deserialize, Debug)]
 pub struct HitTestArgs {
@@ -592,6 +614,11 @@ pub struct ScreenshotResult {
     /// (1.2) Popup windows of the app composited over the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub popups: Option<u32>,
+    // ---- issue 14: screenshot options
+    /// (2.2) The format of the file written (absent from older helpers: PNG).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<ImageFormat>,
+    // ---- end screenshot options
 }
 
 #[derive(Serialize, Deserialize, Debug)]

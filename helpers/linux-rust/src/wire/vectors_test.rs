@@ -272,7 +272,7 @@ fn protocol_2_vectors_mean_what_they_say() {
     let Some(hello) = vector("hello") else { return };
     let h: Hello = typed(&hello);
     assert_eq!(h.protocol, PROTOCOL, "the golden hello is this helper's protocol");
-    assert_eq!(PROTOCOL, [2, 1]);
+    assert_eq!(PROTOCOL, [2, 2]);
 
     // A newer helper's words: the role reads as other, the unknown state is
     // dropped, the unknown action is other with its native name kept.
@@ -343,3 +343,22 @@ fn tolerated_reads_unknown_words_as_the_contract_does() {
     let other = m(vec![("role", "hologram".into())]);
     assert_eq!(tolerated(&other), other);
 }
+
+// ---- issue 14: screenshot options
+#[test]
+fn protocol_2_2_screenshot_format_vectors() {
+    let Some(v) = vector("request-screenshot-format") else { return };
+    let a: ScreenshotArgs = typed(get(&v, "args").unwrap());
+    assert_eq!((a.format, a.quality, a.max_width), (Some(ImageFormat::Webp), Some(60), None));
+    // A 2.1 request has neither: PNG at the default quality.
+    let v = vector("request-screenshot").unwrap();
+    let a: ScreenshotArgs = typed(get(&v, "args").unwrap());
+    assert_eq!((a.format, a.quality), (None, None));
+    let v = vector("response-screenshot-format").unwrap();
+    let r: ScreenshotResult = typed(get(&v, "result").unwrap());
+    assert_eq!(r.format, Some(ImageFormat::Webp));
+    let v = vector("response-screenshot-scaled").unwrap();
+    let r: ScreenshotResult = typed(get(&v, "result").unwrap());
+    assert_eq!(r.format, None, "a 2.1 result names no format");
+}
+// ---- end screenshot options
