@@ -269,6 +269,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       view,
       since: args.since,
       // ---- issue 14: get-app-state's image, OCR and marks options
+      ocr: args.ocr, // ocr
       // ---- end get-app-state options
     }).catch((err) => {
       throw asUnverified(err, engine.permissionsUnknown);
