@@ -277,6 +277,7 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
       // ---- issue 14: get-app-state's image, OCR and marks options
       marks: args.marks, // marks
       image: await appStateImageOptions(engine, args, window), // image options
+      ocr: args.ocr, // ocr
       // ---- end get-app-state options
     }).catch((err) => {
       throw asUnverified(err, engine.permissionsUnknown);

@@ -29,6 +29,10 @@ import { noTreeWarning, type ObservationWarning } from "./tree-advice.ts";
 // ---- issue 14: set-of-marks
 import { marksFor, type MarksInfo } from "./marks.ts";
 // ---- end set-of-marks
+// ---- issue 14: OCR
+import { addOcr, applyOcrOutcome, ocrResultFields, type OcrReport } from "./ocr-snapshot.ts";
+import { isSecureNode } from "../session/snapshot.ts";
+// ---- end OCR
 
 export interface ScreenshotOutcome {
   screenshot: ScreenshotInfo | null;
@@ -214,6 +218,8 @@ export interface ObserveOptions {
   /** Crop, scale and encoding of the window image (default: the engine's scope). */
   image?: ScreenshotOptions;
   // ---- issue 14: OCR options
+  /** Read the window image's text (src/engine/ocr-snapshot.ts): true asks for it, false turns off the automatic OCR of an app without a tree. */
+  ocr?: boolean;
   // ---- end OCR options
   // ---- issue 14: set-of-marks options
   /** Also write the set-of-marks PNG: the window image with a numbered box on each actionable element shown (src/engine/marks.ts). */
@@ -228,6 +234,8 @@ export type Observation = Snapshot & {
   page: Page;
   diff?: SnapshotDiff;
   // ---- issue 14: OCR result
+  ocr?: OcrReport;
+  ocrError?: { code: string; message: string };
   // ---- end OCR result
   // ---- issue 14: set-of-marks result
   marks?: MarksInfo;
@@ -339,6 +347,19 @@ export async function observe(engine: Observer, app: ResolvedApp, window: WireWi
     ...(Object.keys(built.actionPairs).length ? { actionPairs: built.actionPairs } : {}),
   };
   // ---- issue 14: OCR (before the snapshot is stored: its elements are part of it)
+  const ocrOutcome = await addOcr({
+    snapshot,
+    screenshot: shot.screenshot,
+    asked: opts.ocr,
+    treeless,
+    secure: tree.nodes.filter((n) => isSecureNode(n) && n.bounds).map((n) => n.bounds!),
+    base: reuse ? base : null,
+    env: engine.env,
+    signal: (engine as { cancelSignal?: AbortSignal }).cancelSignal,
+    // The same window and region at full size, the same fields blacked out; never kept.
+    fullResolution: async () =>
+      (await captureWindow(engine, window.window_id, `shot_${Date.now().toString(36)}_ocr${Math.random().toString(36).slice(2, 8)}`, remembered.length ? revealedBounds(rawTree.nodes, remembered) : [], { region: (opts.image ?? engine.screenshotOptions)?.region, ifSupported: true }, window.bounds)).screenshot,
+  });
   // ---- end OCR
   const view = viewOptions(opts.view);
   const page = renderPage(snapshot, view);
@@ -362,6 +383,9 @@ export async function observe(engine: Observer, app: ResolvedApp, window: WireWi
   // Not part of the stored snapshot: how this observation went.
   if (shot.screenshotError) observation.screenshotError = shot.screenshotError;
   if (treeless) observation.warnings = [noTreeWarning(app)];
+  // ---- issue 14: OCR report (after the warnings: an automatic OCR that could not run adds one)
+  applyOcrOutcome(observation, ocrOutcome);
+  // ---- end OCR report
   return observation;
 }
 
@@ -415,6 +439,7 @@ export function appStateResult(s: Observation, app: ResolvedApp) {
     ...(screenshotError ? { screenshotError } : {}),
     // ---- issue 14: OCR and set-of-marks in the result
     ...(s.marks ? { marks: s.marks } : s.marksError ? { marksError: s.marksError } : {}), // marks
+    ...ocrResultFields(s), // ocr
     // ---- end OCR and set-of-marks in the result
     ...(warnings?.length ? { warnings } : {}),
   };

@@ -13,14 +13,14 @@ export interface ObservationWarning {
 }
 
 const GENERIC =
-  "The app exposes no accessibility tree (an old toolkit, a canvas or remote-desktop app, or a toolkit whose bridge is off): the observation is the screenshot alone, and acting on it needs coordinates under the operator's foreground grant.";
+  "The app exposes no accessibility tree (an old toolkit, a canvas or remote-desktop app, or a toolkit whose bridge is off): the observation is its screenshot and the text OCR reads on it, and acting on it needs points (an OCR element's index, or coordinates) under the operator's foreground grant.";
 
 /** The warning for an observation of an app without a tree. */
 export function noTreeWarning(app: { name: string; toolkit?: string | null }): ObservationWarning {
   const specific = app.toolkit ? toolkitTreeAdvice(app.toolkit) : undefined;
   return {
     code: "NO_ACCESSIBILITY_TREE",
-    message: `${app.name} exposes no accessibility tree${app.toolkit ? ` (toolkit: ${app.toolkit})` : ""}: this snapshot is the screenshot only, with no elements`,
+    message: `${app.name} exposes no accessibility tree${app.toolkit ? ` (toolkit: ${app.toolkit})` : ""}: this snapshot has no tree elements, only the screenshot and the text OCR reads on it (elements with source "ocr", actionable only by point)`,
     remediation: specific ?? GENERIC,
   };
 }

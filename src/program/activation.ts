@@ -165,6 +165,8 @@ async function controlAt(engine: HelperPort & SafetyPort, app: ResolvedApp, x: n
     const n = result.node;
     if (n && (rules.controlSensitivity(n.name) || (n.name && n.actions.length))) return controlOfNode(n);
     if (result.window_id === null) return n ? controlOfNode(n) : null;
+    // issue 14: OCR. An app without a tree has no nodes to read around the point (liveScene's rule).
+    if (!app.accessible) return n ? controlOfNode(n) : null;
     const nodes = await windowNodes(engine, app, result.window_id);
     const around = n
       ? nodes.filter((a) => a.path.length > 0 && isPrefix(a.path, n.path) && a.actions.length).sort((p, q) => q.path.length - p.path.length)
@@ -172,7 +174,7 @@ async function controlAt(engine: HelperPort & SafetyPort, app: ResolvedApp, x: n
     const named = around.find((a) => rules.controlSensitivity(a.name)) ?? around[0];
     return named ? controlOfNode(named) : n ? controlOfNode(n) : null;
   }
-  if (windowId === null) return null;
+  if (windowId === null || !app.accessible) return null;
   const under = (await windowNodes(engine, app, windowId)).filter((a) => a.path.length > 0 && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);
   const hit = under.find((a) => rules.controlSensitivity(a.name)) ?? under[0];
   return hit ? controlOfNode(hit) : null;

@@ -26,6 +26,9 @@ import type { StorePort } from "../engine/ports.ts";
 import { verifyDrop, type ElementDragReport } from "./element-drag.ts";
 import type { ForegroundLease } from "../session/foreground-lease.ts";
 import { restoreTargetWindow } from "./restore.ts";
+// ---- issue 14: OCR
+import { withOcrText } from "./ocr-point.ts";
+// ---- end OCR
 
 export interface StepReceipt {
   index: number;
@@ -269,7 +272,8 @@ export async function runProgram(
       for (const cap of capabilityFor(plan)) requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
-      const facts = await activationFacts(engine, { app, step, plan, element: planElement, snapshot, windowId });
+      let facts = await activationFacts(engine, { app, step, plan, element: planElement, snapshot, windowId });
+      if (plan.kind === "input" && plan.ocr) facts = withOcrText(facts, plan.ocr, engine.safety.confirmFacts); // issue 14: OCR
       await engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: planElement, command: opts.command, facts });
       const foreground = plan.kind === "input" || plan.kind === "paste" || (plan.kind === "element" && plan.then !== undefined);
       if (foreground && !engine.safety.foregroundGranted()) {

@@ -12,6 +12,9 @@ import type { SnapshotStore } from "../session/store.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 import { assertPointInScope, outsideTarget, pointerScope, type PointerScope } from "./pointer.ts";
 import { dragMotion, liveDragEnds, type DropCheck } from "./element-drag.ts";
+// ---- issue 14: OCR
+import { isOcrElement, ocrClickPoint, refuseOcrAction } from "./ocr-point.ts";
+// ---- end OCR
 
 /** What a step will ask of the helper. Built before dispatch so refusals send nothing. */
 export type Plan =
@@ -41,6 +44,10 @@ export type Plan =
       pastes?: boolean;
       /** An element drag: what to read back from the drop target after the input (element-drag.ts). */
       drop?: DropCheck;
+      // ---- issue 14: OCR
+      /** A click on text read with OCR (src/program/ocr-point.ts): the element clicked at its centre. */
+      ocr?: Element;
+      // ---- end OCR
     }
   | { kind: "wait"; ms: number }
   // ---- issue 13: clipboard
@@ -126,6 +133,13 @@ export async function planStep(
   actionPairs?: readonly NodeAction[],
   named?: NamedElements,
 ): Promise<Plan> {
+  // ---- issue 14: OCR (text read from the image is clicked by point, nothing else; src/program/ocr-point.ts)
+  refuseOcrAction(step, element, named?.elements);
+  if (step.action === "click" && isOcrElement(element)) {
+    const at = ocrClickPoint(element!);
+    return await planPointClick(engine, { action: "click", x: at.x, y: at.y }, app, await pointerScope(engine, app), element!);
+  }
+  // ---- end OCR
   switch (step.action) {
     case "click":
       if (element) return { kind: "element", action: "click", element };
@@ -267,7 +281,7 @@ async function planElementDrag(engine: HelperPort & StorePort & SafetyPort, step
  * of the target that policy denies (e.g. by a window_title rule), or over
  * another window's frame or title bar is refused, with or without the grant.
  */
-async function planPointClick(engine: HelperPort & StorePort, step: Extract<Step, { action: "click" }>, app: ResolvedApp, guard: PointerScope): Promise<Plan> {
+async function planPointClick(engine: HelperPort & StorePort, step: Extract<Step, { action: "click" }>, app: ResolvedApp, guard: PointerScope, ocr?: Element): Promise<Plan> {
   const { supervisor, hello } = await engine.helper();
   const button = step.button ?? "left";
   const count = step.count ?? 1;
@@ -279,8 +293,9 @@ async function planPointClick(engine: HelperPort & StorePort, step: Extract<Step
     keyboard: modifiers.length > 0,
     guard,
     ...(button === "middle" ? { pastes: true } : {}),
+    ...(ocr ? { ocr } : {}), // issue 14: OCR
   };
-  const what = `the point (${step.x}, ${step.y})`;
+  const what = ocr ? `the centre (${step.x}, ${step.y}) of OCR element ${ocr.index}` : `the point (${step.x}, ${step.y})`;
   assertPointInScope(guard, step.x!, step.y!, what);
   if (!hello.capabilities.hit_test?.supported) return input;
   const { result } = await supervisor.request("hit_test", { x: step.x!, y: step.y! });
@@ -291,6 +306,8 @@ async function planPointClick(engine: HelperPort & StorePort, step: Extract<Step
   }
   if (button === "middle") refuseSecureNode(engine.store, app, result.window_id, result.node, "a middle-button click");
   const n = result.node;
+  // issue 14: OCR text is clicked as input, never routed to a node that happens to lie under it.
+  if (ocr) return input;
   if (n && button === "left" && count === 1 && modifiers.length === 0 && pressLike(n) && result.window_id !== null) {
     const element = elementOf(n, -1, locatorKindOf(hello.helper.platform));
     return { kind: "element", action: "click", element, hitWindow: result.window_id };

@@ -39,13 +39,12 @@ function boundsSuffix(el: Element | undefined): string {
   let s = "";
   if (el.bounds) s += ` @${el.bounds.x},${el.bounds.y} ${el.bounds.width}x${el.bounds.height}`;
   if (el.actions.length) s += ` [${el.actions.join(", ")}]`;
-  if (el.source === "ocr") s += " (ocr)";
   return s;
 }
 
-/** One node's line: indent, [index], text, and with bounds its bounds and actions. */
+/** One node's line: indent, [index], text, with bounds its bounds and actions; text read by OCR says so (it is acted on by point only). */
 export function lineOf(node: StoredNode, depth: number, el: Element | undefined, withBounds: boolean): string {
-  return "  ".repeat(depth) + (node.e !== undefined ? `[${node.e}] ` : "") + node.t + (withBounds ? boundsSuffix(el) : "");
+  return "  ".repeat(depth) + (node.e !== undefined ? `[${node.e}] ` : "") + node.t + (withBounds ? boundsSuffix(el) : "") + (el?.source === "ocr" ? " (ocr)" : "");
 }
 
 /** The elements of a snapshot by index. */

@@ -1,6 +1,7 @@
 // Shared helpers for the integration suite: a sandbox per test (state dir,
 // fake-helper request log, control file), the CLI as a child process, and
 // envelope checks. The fake helper is test/fixtures/helpers/fake-helper.mjs.
+import { fakeTesseract } from "../fixtures/ocr/fake-tesseract.ts";
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,6 +80,13 @@ export interface Sandbox {
 
 const sandboxes: Sandbox[] = [];
 
+/** A fake tesseract that reads no text, made once per sandbox (lazily: most tests never run OCR). */
+function quietTesseract(dir: string): string {
+  const path = join(dir, "quiet-tesseract", "tesseract");
+  if (!existsSync(path)) fakeTesseract(join(dir, "quiet-tesseract"));
+  return path;
+}
+
 export function sandbox(): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), "deckhand-it-"));
   const stateDir = join(dir, "state");
@@ -100,6 +108,9 @@ export function sandbox(): Sandbox {
         DECKHAND_FAKE_LOG: logPath,
         DECKHAND_FAKE_CONTROL: controlPath,
         DECKHAND_FAKE_STATE: fakeState,
+        // An app without a tree is read with OCR automatically: the integration tests get a
+        // tesseract that reads nothing (test/fixtures/ocr/fake-tesseract.ts), never the machine's.
+        DECKHAND_TESSERACT: quietTesseract(dir),
       };
       for (const [k, v] of Object.entries(extra)) {
         if (v === undefined) delete env[k];

@@ -18,7 +18,10 @@ export type MatrixApp =
   | "libreoffice-calc"
   | "dnd-fixture"
   // issue 14: an X11 app with no accessibility at all (OCR)
-  | "xterm";
+  | "xterm"
+  // issue 14: OCR
+  | "tk-fixture"
+  | "libreoffice-gen";
 
 /** The toolkit each app exercises: the columns' owner in docs/support.md's toolkit x capability table. */
 export type Toolkit = "GTK3" | "GTK4" | "Qt5" | "Chromium" | "Firefox" | "LibreOffice" | "X11 (no tree)";
@@ -36,6 +39,8 @@ export const APP_TOOLKIT: Record<MatrixApp, Toolkit> = {
   "libreoffice-calc": "LibreOffice",
   "dnd-fixture": "GTK3",
   xterm: "X11 (no tree)",
+  "tk-fixture": "X11 (no tree)", // issue 14: OCR
+  "libreoffice-gen": "X11 (no tree)", // issue 14: OCR
 };
 export const TOOLKITS: readonly Toolkit[] = ["GTK3", "GTK4", "Qt5", "Chromium", "Firefox", "LibreOffice", "X11 (no tree)"];
 
@@ -72,6 +77,8 @@ export const APP_SOURCE: Record<MatrixApp, string> = {
   "libreoffice-calc": "soffice --calc (SAL_USE_VCLPLUGIN=gtk3)",
   "dnd-fixture": "test/fixtures/apps/dnd_fixture.py (GTK3: drag sources, a drop target, an entry, a button, a canvas)",
   xterm: "/usr/bin/xterm (Xt/Xaw: no accessibility tree at all)",
+  "tk-fixture": "test/fixtures/apps/tk_fixture.py (Tk: no accessibility tree at all)", // issue 14: OCR
+  "libreoffice-gen": "soffice --writer (SAL_USE_VCLPLUGIN=gen: LibreOffice's plain X11 plugin, no accessibility tree)", // issue 14: OCR
 };
 export type MatrixRoute = "accessibility" | "foreground_input" | "none";
 
@@ -287,6 +294,18 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "marks.chromium.get-app-state", capability: "marks", app: "chromium", action: "get-app-state --marks on test/fixtures/web/form.html", route: "none", expect: "delivered", grant: "none", oracles: [...MARKS_IMAGE, "the form's fields and buttons are among the numbered"] }),
   // ---- end set-of-marks
   // ---- issue 14: OCR (test/live/ocr.test.ts)
+  row({ id: "ocr.tk.automatic", capability: "OCR", app: "tk-fixture", action: "get-app-state of an app without a tree: OCR without being asked (real tesseract)", route: "none", expect: "delivered", grant: "none", oracles: ["ocr.automatic true, engine tesseract x.y", "at least 95% of the known words read (words expected vs found recorded)", "each known line's OCR bounds lie inside the window and over the fixture's own box of that text", "no tree read; the no-tree warning stays"] }),
+  row({ id: "ocr.tk.click.granted", capability: "OCR", app: "tk-fixture", action: "click --element-index on the OCR text \"Open Report\", granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the fixture logged exactly one click, of Open Report, and one button press and release inside its box", "no other control received anything", "the pointer was restored"] }),
+  row({ id: "ocr.tk.click.ungranted", app: "tk-fixture", action: "click --element-index on OCR text, no grant", route: "none", expect: "FOREGROUND_REQUIRED", grant: "none", oracles: ["the fixture received nothing"] }),
+  row({ id: "ocr.tk.refuse.set-value", app: "tk-fixture", action: "set-value (and focus) on an OCR element, granted", route: "none", expect: "ACTION_UNSUPPORTED", grant: "foreground", oracles: ["details.reason ocr-point-only", "the fixture received nothing"] }),
+  row({ id: "ocr.tk.refuse.sensitive", app: "tk-fixture", action: "click --element-index on the OCR text \"Delete Draft\", granted, no confirm hook", route: "none", expect: "CONFIRM_REQUIRED", grant: "foreground", oracles: ["the decision read the OCR text (reason names Delete Draft)", "the fixture received nothing"] }),
+  row({ id: "ocr.tk.scaled", capability: "OCR", app: "tk-fixture", action: "observe with a max width (half size) and OCR: the text is read from a full-resolution capture", route: "none", expect: "delivered", grant: "none", oracles: ["the snapshot's image is half size; OCR bounds still land on the fixture's boxes", "the words read match the full-size read (>= 95%), where reading the half-size image itself loses words (both recorded)", "the full-resolution capture is not left behind"] }),
+  row({ id: "ocr.lo-gen.automatic", capability: "OCR", app: "libreoffice-gen", action: "get-app-state of LibreOffice Writer on its X11 plugin (no tree): automatic OCR of a known document", route: "none", expect: "delivered", grant: "none", oracles: ["the document's three known lines read (words expected vs found recorded)", "the menu bar's items read as separate elements", "bounds inside the window"] }),
+  row({ id: "ocr.fixture.explicit", capability: "OCR", app: "fixture", action: "get-app-state --ocr beside a tree, a revealed password in a field remembered secure", route: "none", expect: "delivered", grant: "none", oracles: ["the tree's elements are unchanged; OCR elements come after them, indexed past every tree index", "the controls' labels read, each over its tree element's bounds", "the revealed password is in no OCR line (its field blacked out), though tesseract reads it from a raw capture of the window"] }),
+  row({ id: "ocr.widget-factory.explicit", capability: "OCR", app: "gtk3-widget-factory", action: "get-app-state --ocr", route: "none", expect: "delivered", grant: "none", oracles: ["OCR lines added beside the tree", "at least half of the visible named labels and buttons read over their tree bounds (recall recorded)"] }),
+  row({ id: "ocr.featherpad.explicit", capability: "OCR", app: "featherpad", action: "get-app-state --ocr on a known text file", route: "none", expect: "delivered", grant: "none", oracles: ["the file's three known lines read (words expected vs found recorded)", "bounds inside the window"] }),
+  row({ id: "ocr.chromium.explicit", capability: "OCR", app: "chromium", action: "get-app-state --ocr on test/fixtures/web/form.html", route: "none", expect: "delivered", grant: "none", oracles: ["the page's heading, labels, button and result text read", "the heading's OCR box over its tree bounds"] }),
+  row({ id: "ocr.xterm.refused", app: "xterm", action: "get-app-state --ocr on xterm (a built-in denied terminal)", route: "none", expect: "POLICY_DENIED", grant: "none", oracles: ["rule builtin:terminal:xterm", "no screenshot written, nothing read"] }),
   // ---- end OCR
   // ---- issue 14: screenshot options (test/live/image-options.test.ts)
   row({ id: "image-options.fixture.region", capability: "image options", app: "fixture", action: "screenshot --region x,y,w,h in window coordinates, and the same rectangle with --region-coords screen", route: "none", expect: "delivered", grant: "none", oracles: ["the image is pixel for pixel the crop of the full window capture at (x, y)", "origin = the window's bounds origin + (x, y); screenRect is the region", "the same pixels through --region-coords screen", "the screen itself (ImageMagick import of the root window) shows those pixels at screenRect"] }),
