@@ -22,7 +22,8 @@ state=$(dh get-app-state --app "pid:$app" --window-id "$win" --json)
 # The first 30 lines, cut by python itself: `| head` may close the pipe early (EPIPE under set -o pipefail).
 echo "$state" | jqr '"\n".join(d["result"]["snapshot"]["treeText"].split("\n")[:30])'
 echo "$state" | jqr '"screenshot: " + str(d["result"]["screenshot"]["path"])'
-idx() { echo "$state" | jqr "[e['index'] for e in d['result']['snapshot']['elements'] if e['role']=='$1' and e['title']=='$2'][0]"; }
+# The compact tree text is what an agent reads: "[index] role \"name\"" per line.
+idx() { echo "$state" | jqr "[int(m.group(1)) for m in __import__('re').finditer(r'\\[(\\d+)\\] $1 \"$2\"', d['result']['snapshot']['treeText'])][0]"; }
 echo "$state" | jqr '"snapshot " + d["result"]["snapshot"]["snapshotId"] + ": " + str(d["result"]["snapshot"]["elementCount"]) + " elements"' 
 name=$(idx text_field Name); ok=$(idx button OK)
 echo; echo "== set-value Name (element $name), then click OK (element $ok)"

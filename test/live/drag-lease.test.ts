@@ -308,7 +308,7 @@ describeLive("element drag, the foreground lease, serve retries", () => {
         await sleep(300);
         return raw.lines.some((l) => l.ok && l.command === "list-apps" && l.result.apps.some((a: any) => a.pid === f.pid && a.accessible));
       });
-      raw.send({ id: "obs", command: "get-app-state", args: { app: `pid:${f.pid}`, noScreenshot: true } });
+      raw.send({ id: "obs", command: "get-app-state", args: { app: `pid:${f.pid}`, noScreenshot: true, format: "full" } });
       st = (await raw.answers("obs", 1))[0].result;
     }, 60_000);
     afterAll(async () => {

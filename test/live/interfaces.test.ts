@@ -193,7 +193,7 @@ describeLive("one behaviour through every interface", () => {
         if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent?.error ?? r.content)}`);
         return r.structuredContent.result;
       };
-      const st = await call("get_app_state", { app, windowId: mainWindow, noScreenshot: true });
+      const st = await call("get_app_state", { app, windowId: mainWindow, noScreenshot: true, format: "full" });
       await call("set_value", { app, elementIndex: el(st, /^text_field$/, "Name").index, value: NAME });
       await call("click", { app, elementIndex: el(st, /check/, "Subscribe").index });
       await call("click", { app, elementIndex: el(st, /button/, "Submit").index });
