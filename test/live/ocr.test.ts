@@ -330,7 +330,12 @@ describeLive("OCR where the tree is empty or thin (issue 14)", () => {
       const wf = await launchApp(desktop, ["/usr/bin/gtk3-widget-factory"]);
       try {
         await waitAccessible(bg, wf.pid);
-        const { st, ms } = await timed(bg, { app: `pid:${wf.pid}`, windowId: wf.windows[0], ocr: true });
+        // A window mapped and on the bus may not be painted yet (its image blank: nothing to read):
+        // start-up, not OCR. Observe again until the first frame is there (the CI run caught this).
+        const { st, ms } = await waitUntil("widget-factory painted (OCR reads its text)", 20_000, async () => {
+          const o = await timed(bg, { app: `pid:${wf.pid}`, windowId: wf.windows[0], ocr: true });
+          return o.st.ocr?.lines > 10 ? o : undefined;
+        });
         timing("ocr.widget-factory.explicit", st, ms);
         expect(st.ocr.lines).toBeGreaterThan(10);
         // Recall: visible named buttons and labels whose name is read over their bounds.
