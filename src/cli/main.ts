@@ -11,6 +11,9 @@ import { humanOutput } from "../frontend/human.ts";
 import { isCommand, runCommand } from "../frontend/run-command.ts";
 import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "../protocol/caller.ts";
 import { appendAudit } from "../audit/log.ts";
+import { flushTrace, mark } from "../startup-trace.ts";
+
+mark("loaded");
 
 const log = (m: string) => process.stderr.write(`deckhand: ${m}\n`);
 
@@ -135,13 +138,18 @@ export async function main(argvIn: string[]): Promise<number> {
     policyPath: parsed.operator.policy,
   };
   let engine: Engine | null = null;
+  mark("parsed");
   try {
     engine = openEngine(operator);
+    mark("engine");
     const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin, caller }, log);
+    mark("command");
     return print(parsed.operator.json, envelope);
   } catch (err) {
     return print(parsed.operator.json, fail(first, err, log));
   } finally {
     await engine?.close();
+    mark("closed");
+    flushTrace();
   }
 }

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { ForegroundLease, LEASE_FILE, leaseWaitMs } from "../session/foreground-lease.ts";
 import { hostProcessFacts } from "../platform/index.ts";
 import { LeasedSupervisor } from "./foreground-ops.ts";
+import { mark } from "../startup-trace.ts";
 
 export interface OperatorOptions {
   /** --helper PATH */
@@ -80,6 +81,7 @@ export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, S
       this.supervisor.on("helper-event", (e) => this.onHelperEvent(e));
     }
     const hello = await this.supervisor.start();
+    mark("helper");
     if (this.watchedHello !== hello) {
       this.watchedHello = hello;
       await this.startUserInputWatch(this.supervisor, hello);

@@ -25,6 +25,9 @@ import {
 import { StderrBuffer } from "./stderr-buffer.ts";
 
 /** Default deadlines per op, from the public contract (ms). */
+/** DECKHAND_TRACE_OPS=1: every helper request's op and round trip on stderr (for bench/ and slow-path hunts). */
+const TRACE_OPS = process.env.DECKHAND_TRACE_OPS === "1";
+
 export const DEFAULT_DEADLINES: Record<OpName, number> = {
   permissions: 5_000,
   list_apps: 10_000,
@@ -517,6 +520,18 @@ export class Supervisor extends EventEmitter {
 
   /** Raw request: resolves with result and receipt, rejects with DeckhandError. */
   async request<O extends OpName>(op: O, args: OpArgs<O>, opts: RequestOptions = {}): Promise<HelperReply<O>> {
+    if (TRACE_OPS) {
+      const t0 = performance.now();
+      try {
+        return await this.requestTraced(op, args, opts);
+      } finally {
+        process.stderr.write(`deckhand: op ${op} ${(performance.now() - t0).toFixed(2)} ms\n`);
+      }
+    }
+    return await this.requestTraced(op, args, opts);
+  }
+
+  private async requestTraced<O extends OpName>(op: O, args: OpArgs<O>, opts: RequestOptions): Promise<HelperReply<O>> {
     const spec = OPS[op];
     const mutates = spec.mutates;
     const signal = opts.signal === undefined ? this.opts.ambientSignal?.() : (opts.signal ?? undefined);
