@@ -398,8 +398,12 @@ async function pageOfStored(engine: Engine, app: ResolvedApp, snapshotId: string
   if (snapshot.targetKey !== targetKeyOf(app)) throw new DeckhandError("SNAPSHOT_STALE", `snapshot ${snapshotId} belongs to another app`, { details: { reason: "window-mismatch", snapshotId } });
   if (Date.now() >= Date.parse(snapshot.expiresAt)) throw new DeckhandError("SNAPSHOT_STALE", `snapshot ${snapshotId} expired`, { details: { reason: "expired", snapshotId, expiresAt: snapshot.expiresAt } });
   const window = (await appWindows(engine, app.pid)).find((w) => w.window_id === snapshot.window.windowId) ?? null;
-  engine.safety.checkApp(app, window, "get-app-state");
-  return pageResult(engine.store, snapshot, app, view);
+  const decision = engine.safety.checkApp(app, window, "get-app-state");
+  // A page blocked since the snapshot was taken is not shown from it either.
+  if (window) await checkPageObservable(engine, app, window.window_id, "get-app-state");
+  const page = pageResult(engine.store, snapshot, app, view);
+  engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: snapshot.window.windowId, decision: "allow", decisionSource: decision.source, outcome: "OK" });
+  return page;
 }
 
 /** Parse and run a program (JSON text); used by `run` and serve's program requests. */

@@ -40,6 +40,18 @@ describe("blocked URLs apply to observation", () => {
     expect(readFileSync(join(sb.stateDir, "audit.jsonl"), "utf8")).not.toContain("blocked.example");
   });
 
+  it("issue 14: a stored snapshot of a page blocked since is not paged either (BLOCKED_URL, audited)", async () => {
+    const sb = sandbox();
+    sb.control({ browser: true, url: "https://www.allowed.example/a" });
+    const policy = policyFile(sb, BLOCKED);
+    const st = expectOk(await cli(sb, ["get-app-state", "--app", "firefox-esr", "--policy", policy, "--no-screenshot", "--format", "compact"]), "get-app-state");
+    expectOk(await cli(sb, ["get-app-state", "--app", "firefox-esr", "--policy", policy, "--snapshot-id", st.snapshot.snapshotId, "--offset", "0"]), "get-app-state");
+    sb.control({ browser: true, url: "https://www.blocked.example/account" });
+    const e = expectError(await cli(sb, ["get-app-state", "--app", "firefox-esr", "--policy", policy, "--snapshot-id", st.snapshot.snapshotId, "--offset", "0"]), "get-app-state", "BLOCKED_URL");
+    expect(JSON.stringify(e)).not.toContain("blocked.example/account");
+    expect(auditLines(sb).at(-1)).toMatchObject({ command: "get-app-state", decision: "deny", outcome: "BLOCKED_URL" });
+  });
+
   it("screenshot --app of a browser on a blocked page is BLOCKED_URL; no capture is asked for", async () => {
     const sb = sandbox();
     sb.control({ browser: true });
