@@ -24,9 +24,9 @@ function controlOfElement(e: Element): Control {
   return { role: e.role, name: e.title, states: e.focused ? ["focused"] : [], actions: e.actions, index: e.index };
 }
 
-async function windowNodes(engine: HelperPort, app: ResolvedApp, windowId: number): Promise<WireNode[]> {
+async function windowNodes(engine: HelperPort, app: ResolvedApp, windowId: number, maxDepth?: number): Promise<WireNode[]> {
   const { supervisor } = await engine.helper();
-  const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, ...TREE_LIMITS });
+  const { result } = await supervisor.request("get_tree", { pid: app.pid, window_id: windowId, ...TREE_LIMITS, ...(maxDepth !== undefined ? { max_depth: Math.min(maxDepth, TREE_LIMITS.max_depth) } : {}) });
   return result.nodes;
 }
 
@@ -167,7 +167,9 @@ async function controlAt(engine: HelperPort & SafetyPort, app: ResolvedApp, x: n
     if (result.window_id === null) return n ? controlOfNode(n) : null;
     // issue 14: OCR. An app without a tree has no nodes to read around the point (liveScene's rule).
     if (!app.accessible) return n ? controlOfNode(n) : null;
-    const nodes = await windowNodes(engine, app, result.window_id);
+    // The controls around a hit node are its ancestors: no deeper node is needed (a window's
+    // lists and documents below them are not read). Without a node, whatever holds the point.
+    const nodes = await windowNodes(engine, app, result.window_id, n ? Math.max(0, n.path.length - 1) : undefined);
     const around = n
       ? nodes.filter((a) => a.path.length > 0 && isPrefix(a.path, n.path) && a.actions.length).sort((p, q) => q.path.length - p.path.length)
       : nodes.filter((a) => a.path.length > 0 && a.actions.length && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);

@@ -68,6 +68,8 @@ export interface Sandbox {
     deniedPermission?: string;
     /** A "Tools" button (path [6]) with natives click + activate (both press) and delete-all (other). */
     menuButton?: boolean;
+    /** hit_test answers an unnamed, actionless part of the control under the point (issue 15). */
+    hitLeaf?: boolean;
     /** process_name per pid (list_apps), overriding the executable's basename. */
     processNames?: Record<string, string | null>;
     /** Pids whose executable the helper reports deleted. */

@@ -313,6 +313,16 @@ describe("1c: every click at a point over a sensitive control", () => {
     expect(mutations(sb)[0]!.op).toBe("element_action");
   });
 
+  it("the point lands on an unnamed part of Delete: its control is found among the node's ancestors, reading the window no deeper than them", async () => {
+    const sb = sandbox();
+    sb.control({ hitLeaf: true });
+    await expectConfirmed(sb, at(["--modifiers", "shift", ...fg]), "click", { route: "point", action: "click", element: "Delete" });
+    // The hit node is at depth 2 ([1, 0]): its ancestors are at depth 1 at most, and nothing deeper is read.
+    const reads = sb.requests().filter((r) => r.op === "get_tree");
+    expect(reads.length).toBeGreaterThan(0);
+    for (const r of reads) expect((r.args as { max_depth: number }).max_depth).toBe(1);
+  });
+
   it("a right click is not activation: sent without asking", async () => {
     const sb = sandbox();
     expectOk(await cli(sb, at(["--button", "right", ...fg])), "click");
