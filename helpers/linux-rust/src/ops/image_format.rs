@@ -78,39 +78,10 @@ pub fn write_image(path: &str, rgb: &[u8], width: u32, height: u32, format: Imag
     Ok(format)
 }
 
-/// Write bytes to an absolute path: a 0600 temporary file beside it (never
-/// readable by others: a window image can show private text), then rename.
+/// Write encoded bytes atomically, 0600 (capture::write_file_atomic).
 fn write_atomic(path: &str, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let target = std::path::Path::new(path);
-    if !target.is_absolute() {
-        return Err(Error::invalid("screenshot path must be absolute"));
-    }
-    let dir = target.parent().ok_or_else(|| Error::invalid("screenshot path has no directory"))?;
-    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}-{}",
-        target.file_name().map(|f| f.to_string_lossy()).unwrap_or_default(),
-        std::process::id(),
-        N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    let result = (|| -> Result<()> {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(|e| failed(format!("cannot create {}: {e}", tmp.display())))?;
-        file.write_all(bytes).map_err(|e| failed(format!("write {}: {e}", tmp.display())))?;
-        file.sync_data().ok();
-        std::fs::rename(&tmp, target).map_err(|e| failed(format!("rename to {path}: {e}")))?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    capture::write_file_atomic(path, |file| file.write_all(bytes).map_err(|e| failed(format!("write {path}: {e}"))))
 }
 
 #[cfg(test)]

@@ -624,7 +624,29 @@ pub fn finish_image(img: Image, region: Option<Rect>, redact_rects: &[Rect], max
 
 /// Encode RGB as PNG (fast settings) and write it atomically (tmp + rename).
 pub fn write_png(path: &str, rgb: &[u8], width: u32, height: u32) -> Result<()> {
-    use std::io::Write;
+    write_file_atomic(path, |file| {
+        use std::io::Write;
+        let mut buf = std::io::BufWriter::with_capacity(1 << 20, file);
+        {
+            let mut enc = png::Encoder::new(&mut buf, width, height);
+            enc.set_color(png::ColorType::Rgb);
+            enc.set_depth(png::BitDepth::Eight);
+            enc.set_compression(png::Compression::Fast);
+            let mut w = enc.write_header().map_err(|e| failed(format!("PNG header: {e}")))?;
+            w.write_image_data(rgb).map_err(|e| failed(format!("PNG encode: {e}")))?;
+            w.finish().map_err(|e| failed(format!("PNG finish: {e}")))?;
+        }
+        buf.flush()?;
+        Ok(())
+    })
+}
+
+/// Write an image file at an absolute path atomically: `write` fills a
+/// temporary file beside it, which is then renamed into place (and removed on
+/// failure). 0600 from the start: a window image can show private text, and
+/// the file must never be readable by others, not even between create and
+/// rename.
+pub fn write_file_atomic(path: &str, write: impl FnOnce(&mut std::fs::File) -> Result<()>) -> Result<()> {
     let target = std::path::Path::new(path);
     if !target.is_absolute() {
         return Err(Error::invalid("screenshot path must be absolute"));
@@ -638,24 +660,11 @@ pub fn write_png(path: &str, rgb: &[u8], width: u32, height: u32) -> Result<()> 
         N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let result = (|| -> Result<()> {
-        // 0600 from the start: a window image can show private text, and the
-        // file must never be readable by others, not even between create and rename.
         use std::os::unix::fs::OpenOptionsExt;
-        let file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(|e| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(|e| {
             failed(format!("cannot create {}: {e}", tmp.display()))
         })?;
-        let mut buf = std::io::BufWriter::with_capacity(1 << 20, file);
-        {
-            let mut enc = png::Encoder::new(&mut buf, width, height);
-            enc.set_color(png::ColorType::Rgb);
-            enc.set_depth(png::BitDepth::Eight);
-            enc.set_compression(png::Compression::Fast);
-            let mut w = enc.write_header().map_err(|e| failed(format!("PNG header: {e}")))?;
-            w.write_image_data(rgb).map_err(|e| failed(format!("PNG encode: {e}")))?;
-            w.finish().map_err(|e| failed(format!("PNG finish: {e}")))?;
-        }
-        buf.flush()?;
-        let file = buf.into_inner().map_err(|e| failed(format!("PNG write: {e}")))?;
+        write(&mut file)?;
         file.sync_data().ok();
         std::fs::rename(&tmp, target).map_err(|e| failed(format!("rename to {path}: {e}")))?;
         Ok(())
