@@ -99,6 +99,16 @@ export function libreOfficeProfile(prefix = "deckhand-lo-profile-"): string {
   return dir;
 }
 
+/** soffice's flags for a test run: no restore dialog, no splash, no lock file, the given profile. */
+export function libreOfficeFlags(profile: string): string[] {
+  return ["--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${profile}`];
+}
+
+/** The soffice command line for a module (--writer, --calc) with these flags and files. */
+export function sofficeArgv(module: "--writer" | "--calc", profile: string, ...files: string[]): string[] {
+  return ["/usr/bin/soffice", ...libreOfficeFlags(profile), module, ...files];
+}
+
 /** A flat ODF text document with these paragraphs, in dir. */
 export function writerDocument(dir: string, name: string, paragraphs: string[]): string {
   const doc = join(dir, `${name}.fodt`);

@@ -18,7 +18,7 @@ import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
 import { waitAccessible } from "./matrix/toolkit.ts";
 import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
-import { browserProfile, CHROMIUM_FLAGS, FIREFOX_ENV, FIREFOX_FLAGS, libreOfficeProfile, writerDocument } from "./app-profiles.ts";
+import { browserProfile, CHROMIUM_FLAGS, FIREFOX_ENV, FIREFOX_FLAGS, libreOfficeProfile, sofficeArgv, writerDocument } from "./app-profiles.ts";
 
 const FILE = "clipboard.test.ts";
 const OWNER_SCRIPT = join(FIXTURE_APP, "..", "selection_owner.py");
@@ -462,7 +462,7 @@ describeLive("clipboard (issue 13)", () => {
         scratch.push(profile, dir);
         const first = "First paragraph of the document.";
         const doc = writerDocument(dir, "deckhand-paste", [first, "Second paragraph."]);
-        app = await launchAppTree(desktop, ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${profile}`, "--writer", doc], { env: { SAL_USE_VCLPLUGIN: "gtk3" }, timeoutMs: 120_000, titleMatches: /deckhand-paste/ });
+        app = await launchAppTree(desktop, sofficeArgv("--writer", profile, doc), { env: { SAL_USE_VCLPLUGIN: "gtk3" }, timeoutMs: 120_000, titleMatches: /deckhand-paste/ });
         realApps.push(app);
         await waitAccessible(bg, app.pid);
         const paragraph = () =>

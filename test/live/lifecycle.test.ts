@@ -18,7 +18,7 @@ import { proveOracles } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
 import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
-import { browserProfile, FIREFOX_FLAGS, libreOfficeProfile, writerDocument } from "./app-profiles.ts";
+import { browserProfile, FIREFOX_FLAGS, libreOfficeFlags, libreOfficeProfile, writerDocument } from "./app-profiles.ts";
 
 const FILE = "lifecycle.test.ts";
 const run = promisify(execFile);
@@ -445,7 +445,7 @@ describeLive("app lifecycle: launch, list-apps --all, activate, --restore-window
     scratch.push(docDir);
     const paragraph = `Launched by deckhand ${process.pid}.`;
     const doc = writerDocument(docDir, "deckhand-launch", [paragraph]);
-    const r = await bg.ok("launch", { app: "libreoffice-writer", args: ["--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${profile}`, doc], timeoutMs: 120_000 });
+    const r = await bg.ok("launch", { app: "libreoffice-writer", args: [...libreOfficeFlags(profile), doc], timeoutMs: 120_000 });
     trackTree(r.launched.pid, r.app.pid);
     expect(r.launched.desktopId).toBe("libreoffice-writer.desktop");
     expect(r.app.desktopId).toBe("libreoffice-writer.desktop");

@@ -17,7 +17,7 @@ import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { proveOracles, since, unexpectedEvents } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
-import { browserArgv, FIREFOX_ENV, libreOfficeProfile, writeFirefoxPrefs } from "./app-profiles.ts";
+import { browserArgv, FIREFOX_ENV, libreOfficeProfile, sofficeArgv, writeFirefoxPrefs } from "./app-profiles.ts";
 import { observeTimed, waitAccessible } from "./matrix/toolkit.ts";
 
 const FILE = "menus.test.ts";
@@ -507,7 +507,7 @@ describeLive("menus by path: more toolkits", () => {
       // A fresh profile (test/live/app-profiles.ts): no tip of the day, no first-run wizard.
       const dir = libreOfficeProfile();
       try {
-        w = await launchAppTree(desktop, ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${dir}`, "--writer"], {
+        w = await launchAppTree(desktop, sofficeArgv("--writer", dir), {
           env: { SAL_USE_VCLPLUGIN: "gtk3" },
           timeoutMs: 120_000,
           titleMatches: /Writer/,

@@ -14,7 +14,7 @@ import { proveOracles } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
 import { waitAccessible } from "./matrix/toolkit.ts";
-import { browserArgv, libreOfficeProfile, writerDocument } from "./app-profiles.ts";
+import { browserArgv, libreOfficeProfile, sofficeArgv, writerDocument } from "./app-profiles.ts";
 import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
 
 const FILE = "observation.test.ts";
@@ -144,7 +144,7 @@ describeLive("issue 14: compact observation, pages and diffs on real apps", () =
     let app: TreeApp;
     beforeAll(async () => {
       const doc = writerDocument(mkdtempSync(join(tmpdir(), "deckhand-compact-")), "deckhand-compact", ["First paragraph from deckhand.", "Second paragraph, with a comma.", "Third and last paragraph."]);
-      const argv = ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${libreOfficeProfile()}`, "--writer", doc];
+      const argv = sofficeArgv("--writer", libreOfficeProfile(), doc);
       app = await launchAppTree(desktop, argv, { env: { SAL_USE_VCLPLUGIN: "gtk3" }, timeoutMs: 120_000, titleMatches: /deckhand-compact/ });
       await waitAccessible(bg, app.pid, 90_000);
     }, 150_000);

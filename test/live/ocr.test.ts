@@ -23,7 +23,7 @@ import { readText } from "../../src/engine/ocr.ts";
 import { resolveApp, resolveWindow } from "../../src/engine/resolve.ts";
 import { permissiveSafety } from "../../src/engine/safety.ts";
 import { startWebFixture, type WebFixture } from "../fixtures/web/server.ts";
-import { browserArgv, browserProfile, libreOfficeProfile, writerDocument } from "./app-profiles.ts";
+import { browserArgv, browserProfile, libreOfficeProfile, sofficeArgv, writerDocument } from "./app-profiles.ts";
 import { HELPER, newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { describeLive, desktopEnv, launchApp, launchAppTree, launchFixture, launchFixtureScript, useDesktop, waitUntil, xdotool, type Fixture, type TreeApp } from "./harness.ts";
 import { pointer, proveOracles, quietViolations, since } from "./matrix/oracles.ts";
@@ -251,7 +251,7 @@ describeLive("OCR where the tree is empty or thin (issue 14)", () => {
       dir = mkdtempSync(join(tmpdir(), "deckhand-ocr-lo-"));
       const doc = writerDocument(dir, "ocr-known", DOC_LINES);
       const profile = libreOfficeProfile();
-      lo = await launchAppTree(desktop, ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${profile}`, "--writer", doc], { env: { SAL_USE_VCLPLUGIN: "gen" }, timeoutMs: 120_000, titleMatches: /ocr-known/ });
+      lo = await launchAppTree(desktop, sofficeArgv("--writer", profile, doc), { env: { SAL_USE_VCLPLUGIN: "gen" }, timeoutMs: 120_000, titleMatches: /ocr-known/ });
     }, 150_000);
     afterAll(async () => {
       await lo?.stop();

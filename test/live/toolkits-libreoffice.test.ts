@@ -3,7 +3,7 @@
 // number and a formula entered in cells give a computed result read back
 // from the tree. Each app runs with a fresh user profile in a temp dir.
 // Rows: test/live/matrix/rows.ts.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -13,35 +13,14 @@ import { proveOracles } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
 import { expectNoHarm, observeN, observeTimed, waitAccessible } from "./matrix/toolkit.ts";
+import { libreOfficeProfile, sofficeArgv, writerDocument } from "./app-profiles.ts";
 
 const FILE = "toolkits-libreoffice.test.ts";
 const OBSERVE_BOUND_MS = 10_000;
 const PARAGRAPHS = ["First paragraph from deckhand.", "Second paragraph, with a comma.", "Third and last paragraph."];
 
-/** A fresh LibreOffice profile: no tip-of-the-day dialog, no first-run wizard. */
-function profile(): string {
-  const dir = mkdtempSync(join(tmpdir(), "deckhand-lo-profile-"));
-  mkdirSync(join(dir, "user"), { recursive: true });
-  const prop = (path: string, name: string, value: string) =>
-    `<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`;
-  writeFileSync(
-    join(dir, "user", "registrymodifications.xcu"),
-    [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      '<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">',
-      prop("/org.openoffice.Office.Common/Misc", "ShowTipOfTheDay", "false"),
-      prop("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
-      prop("/org.openoffice.Setup/Office", "ooSetupInstCompleted", "true"),
-      prop("/org.openoffice.Office.Common/Save/Document", "AutoSave", "false"),
-      "</oor:items>",
-      "",
-    ].join("\n"),
-  );
-  return dir;
-}
-
 function soffice(module: "--writer" | "--calc", ...files: string[]): string[] {
-  return ["/usr/bin/soffice", "--norestore", "--nologo", "--nolockcheck", `-env:UserInstallation=file://${profile()}`, module, ...files];
+  return sofficeArgv(module, libreOfficeProfile(), ...files);
 }
 
 /** LibreOffice's own GUI plugin: gtk3, whose AT-SPI bridge is what users of GNOME desktops get. */
@@ -86,19 +65,7 @@ describeLive("toolkit rows: LibreOffice", () => {
   describeLive("Writer", () => {
     let app: TreeApp;
     beforeAll(async () => {
-      const dir = mkdtempSync(join(tmpdir(), "deckhand-writer-"));
-      const doc = join(dir, "deckhand-paragraphs.fodt");
-      writeFileSync(
-        doc,
-        [
-          '<?xml version="1.0" encoding="UTF-8"?>',
-          '<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.text">',
-          "<office:body><office:text>",
-          ...PARAGRAPHS.map((p) => `<text:p>${p}</text:p>`),
-          "</office:text></office:body></office:document>",
-          "",
-        ].join("\n"),
-      );
+      const doc = writerDocument(mkdtempSync(join(tmpdir(), "deckhand-writer-")), "deckhand-paragraphs", PARAGRAPHS);
       try {
         app = await launchAppTree(desktop, soffice("--writer", doc), { env: LO_ENV, timeoutMs: 120_000, titleMatches: /deckhand-paragraphs/ });
         await waitAccessible(bg, app.pid);
