@@ -528,7 +528,7 @@ export class Supervisor extends EventEmitter {
         process.stderr.write(`deckhand: op ${op} ${(performance.now() - t0).toFixed(2)} ms\n`);
       }
     }
-    return await this.requestTraced(op, args, opts);
+    return this.requestTraced(op, args, opts);
   }
 
   private async requestTraced<O extends OpName>(op: O, args: OpArgs<O>, opts: RequestOptions): Promise<HelperReply<O>> {

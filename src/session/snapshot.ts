@@ -272,7 +272,7 @@ function quote(s: string, max: number): string {
 
 export interface BuiltTree {
   elements: Element[];
-  /** The full tree text (caps applied): what `--format full` shows of a tree read whole. */
+  /** The whole tree as text within the caps, built on first read (observations show pages of `nodes`). */
   treeText: string;
   truncated: boolean;
   /** See Snapshot.actionPairs. */
@@ -367,10 +367,7 @@ function compactDepths(nodes: readonly WireNode[], isEl: readonly boolean[]): nu
 export function buildTree(nodes: WireNode[], kind: LocatorKind, caps: TreeCaps = DEFAULT_TREE_CAPS, reuse?: IndexReuse): BuiltTree {
   const elements: Element[] = [];
   const actionPairs: Record<string, NodeAction[]> = {};
-  const lines: string[] = [];
   const stored: StoredNode[] = [];
-  let chars = 0;
-  let truncated = false;
   const isEl = nodes.map(isElement);
   const compact = compactDepths(nodes, isEl);
   let nextFree = reuse?.nextFree ?? 0;
@@ -401,14 +398,33 @@ export function buildTree(nodes: WireNode[], kind: LocatorKind, caps: TreeCaps =
     if (value !== null && value !== "" && value !== n.name) text += " value=" + quote(value, caps.maxValueChars);
     if (flags.length) text += ` (${flags.join(", ")})`;
     stored.push({ d: n.path.length, t: text, ...(element ? { e: index } : {}), ...(compact[i]! >= 0 ? { k: compact[i]! } : {}), ...(element && isInteractiveNode(n) ? { a: 1 as const } : {}) });
-    if (truncated) return;
-    const line = "  ".repeat(n.path.length) + (element ? `[${index}] ` : "") + text;
-    if (lines.length >= caps.maxLines || chars + line.length + 1 > caps.maxChars) {
-      truncated = true;
-      return;
-    }
+  });
+  // The whole tree as one text within the caps, built only when read: an
+  // observation shows pages of `nodes` instead (src/session/view.ts).
+  let whole: { text: string; truncated: boolean } | null = null;
+  const wholeText = () => (whole ??= capText(stored, caps));
+  return {
+    elements,
+    actionPairs,
+    nodes: stored,
+    get treeText() {
+      return wholeText().text;
+    },
+    get truncated() {
+      return wholeText().truncated;
+    },
+  };
+}
+
+/** The stored nodes as numbered lines, cut at the caps' line and character counts. */
+function capText(nodes: readonly StoredNode[], caps: TreeCaps): { text: string; truncated: boolean } {
+  const lines: string[] = [];
+  let chars = 0;
+  for (const n of nodes) {
+    const line = "  ".repeat(n.d) + (n.e !== undefined ? `[${n.e}] ` : "") + n.t;
+    if (lines.length >= caps.maxLines || chars + line.length + 1 > caps.maxChars) return { text: lines.join("\n"), truncated: true };
     lines.push(line);
     chars += line.length + 1;
-  });
-  return { elements, treeText: lines.join("\n"), truncated, actionPairs, nodes: stored };
+  }
+  return { text: lines.join("\n"), truncated: false };
 }
