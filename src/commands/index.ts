@@ -284,7 +284,9 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     });
     engine.safety.audit({ command: "get-app-state", appId: auditAppId(app), pid: app.pid, windowId: window.window_id, decision: "allow", decisionSource: decision.source, outcome: "OK" });
     const state = appStateResult(snapshot, app);
-    const warnings = [...(state.warnings ?? []), ...accessibilityWarnings(advisories, snapshot.elementCount)];
+    // The tree's own elements decide: text OCR read off the image says nothing about the accessibility switch.
+    const treeElements = snapshot.elements.filter((e) => e.source !== "ocr").length;
+    const warnings = [...(state.warnings ?? []), ...accessibilityWarnings(advisories, treeElements)];
     return { ...state, ...(warnings.length ? { warnings } : {}) };
   },
 

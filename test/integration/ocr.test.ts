@@ -76,6 +76,16 @@ describe("automatic OCR of an app without a tree", () => {
     );
   });
 
+  it("the session's accessibility switch off: the text OCR read does not hide the ACCESSIBILITY_DISABLED warning", async () => {
+    const sb = sandbox();
+    sb.control({ toolkits: true, a11yOff: true });
+    const { env } = withFake(sb);
+    const state = expectOk(await cli(sb, ["get-app-state", "--app", "qt-notes"], { env }), "get-app-state");
+    expect(state.snapshot.elementCount).toBe(3);
+    expect(state.warnings.map((w: any) => w.code)).toEqual(["NO_ACCESSIBILITY_TREE", "ACCESSIBILITY_DISABLED"]);
+    expect(state.warnings[1].message).toContain("the tree is empty");
+  });
+
   it("the engine missing: ok, no OCR elements, an OCR_UNAVAILABLE warning after the no-tree one", async () => {
     const sb = desktop();
     const state = expectOk(await cli(sb, ["get-app-state", "--app", "qt-notes"], { env: { DECKHAND_TESSERACT: join(sb.dir, "no-tesseract") } }), "get-app-state");
