@@ -16,7 +16,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ARGS, COMMAND_SUMMARY, type CommandName } from "../protocol/commands.ts";
 import { ACTION_COMMANDS, declOf, stdinField, type ActionCommandName } from "../protocol/actions.ts";
 import { mcpOutputSchema } from "../protocol/results.ts";
-import { Program, Step } from "../protocol/program.ts";
+import { programSchema, stepSchema } from "../protocol/program.ts";
 import { parseSessionFlags } from "../frontend/session-flags.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import { runProgramValue } from "../commands/index.ts";
@@ -51,7 +51,7 @@ export interface McpTool {
  * anyOf (clients that forward tool schemas to OpenAI reject oneOf). The
  * executor validates the program again with the canonical schema.
  */
-export const McpProgram = z.strictObject({ ...Program.shape, steps: z.array(z.union(Step.options)).min(1).max(100) });
+export const McpProgram = z.strictObject({ ...programSchema().shape, steps: z.array(z.union(stepSchema().options)).min(1).max(100) });
 
 /**
  * An action command's tool input: its ARGS, with a secret field's stdin flag

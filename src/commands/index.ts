@@ -88,6 +88,23 @@ async function permissionGate(engine: HelperPort & PermissionsPort): Promise<Wir
 }
 
 /**
+ * Start `work` now and read its outcome later: a rejection is held (not
+ * unhandled) until the caller asks, so a permission gate awaited in between
+ * reports its own refusal first (issue 15: reads overlap the gate).
+ */
+function settledLater<T>(work: Promise<T>): () => Promise<T> {
+  const held = work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return async () => {
+    const r = await held;
+    if (!r.ok) throw r.error;
+    return r.value;
+  };
+}
+
+/**
  * An observation whose tree is empty or only the window's frame, while the
  * session's accessibility flag is off, is most likely the flag's doing
  * (Qt, Chromium, Firefox do not expose trees without it): say so, with the fix.
@@ -151,6 +168,7 @@ function actionHandler<C extends ActionCommandName>(command: C): Handler<C> {
     let secret: string | undefined;
     try {
       // Flag combinations and the step's shape are part of flag parsing: checked before the helper is even found.
+      // An action resolves its target only after the gate passed (nothing is read for a refused action).
       const compiled = compileCommand(command, a);
       const { hello } = await engine.helper();
       // Action support, then the permission gate, then (only then) stdin.
@@ -263,11 +281,14 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     checkObservationArgs(args);
     const { hello } = await engine.helper();
     requireCapability(hello, "get_tree", "get-app-state");
-    const advisories = await permissionGate(engine);
-    const app = await resolveApp(engine, args.app);
+    // The app and its window resolve (reads only) while the gate's request is in flight; the gate's verdict still comes first.
+    const gate = permissionGate(engine);
+    const resolving = settledLater(resolveApp(engine, args.app).then(async (app) => ({ app, window: args.snapshotId === undefined ? (await resolveWindow(engine, app, args)).window : null })));
+    const advisories = await gate;
+    const { app, window: resolved } = await resolving();
     const view = viewOptions({ format: args.format, maxNodes: args.maxNodes ?? null, maxBytes: args.maxBytes, offset: args.offset, withBounds: args.withBounds });
     if (args.snapshotId !== undefined) return await pageOfStored(engine, app, args.snapshotId, view);
-    const { window } = await resolveWindow(engine, app, args);
+    const window = resolved!;
     const decision = engine.safety.checkApp(app, window, "get-app-state");
     const snapshot = await observe(engine, app, window, {
       noScreenshot: args.noScreenshot,

@@ -23,6 +23,7 @@ import {
   type Receipt,
 } from "../wire/messages.ts";
 import { StderrBuffer } from "./stderr-buffer.ts";
+import { adoptPrespawned } from "./prespawn.ts";
 
 /** Default deadlines per op, from the public contract (ms). */
 /** DECKHAND_TRACE_OPS=1: every helper request's op and round trip on stderr (for bench/ and slow-path hunts). */
@@ -271,7 +272,9 @@ export class Supervisor extends EventEmitter {
     this.stats.spawns++;
     let child: ChildProcess;
     try {
-      child = spawn(this.opts.path, this.opts.args ?? [], {
+      // A one-shot CLI call may have started this very helper already (prespawn.ts).
+      const early = this.stats.spawns === 1 && !this.opts.args?.length ? adoptPrespawned(this.opts.path, this.opts.env ?? process.env) : null;
+      child = early ?? spawn(this.opts.path, this.opts.args ?? [], {
         stdio: ["pipe", "pipe", "pipe"],
         detached: true, // its own process group, so a kill takes its children too
         env: this.opts.env ?? process.env,

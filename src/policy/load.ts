@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { z } from "zod";
 import { DeckhandError } from "../protocol/errors.ts";
+import { once } from "../lazy-table.ts";
 
 export type PolicySource = "admin" | "user";
 
@@ -60,37 +61,39 @@ export const MAX_CONFIRM_TIMEOUT_MS = 10 * 60 * 1000;
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 const text = (max: number) =>
   z.string().min(1, "must not be empty").max(max, `must be at most ${max} characters`).regex(NO_CONTROL, "must not contain control characters");
-const absolutePath = text(4096).refine((p) => p.startsWith("/") || p.startsWith("*") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("\\\\"), {
-  message: "must be an absolute path (a glob may start with *)",
-});
-
-const Entry = z
-  .strictObject({
-    id: text(512).optional(),
-    path: absolutePath.optional(),
-    name: text(512).optional(),
-    window_title: text(1024).optional(),
-  })
-  .refine((e) => e.id !== undefined || e.path !== undefined || e.name !== undefined || e.window_title !== undefined, {
-    message: "an entry needs at least one of id, path, name, window_title",
+/** The policy.toml schema: the one source of truth for its keys (docs/policy.md documents it). Built on first use (src/lazy-table.ts): most calls read no policy file. */
+export const policyFileSchema = once(() => {
+  const absolutePath = text(4096).refine((p) => p.startsWith("/") || p.startsWith("*") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("\\\\"), {
+    message: "must be an absolute path (a glob may start with *)",
   });
 
-/** The policy.toml schema: the one source of truth for its keys (docs/policy.md documents it). */
-export const PolicyFileSchema = z.strictObject({
-  default: z.enum(["allow", "deny"]).optional(),
-  allow: z.array(Entry).max(10_000).optional(),
-  deny: z.array(Entry).max(10_000).optional(),
-  blocked_urls: z.array(text(2048)).max(10_000).optional(),
-  confirm: z
+  const Entry = z
     .strictObject({
-      command: z.array(text(4096)).min(1, "must name a program").max(256).optional(),
-      timeout_ms: z.number().int().min(1).max(MAX_CONFIRM_TIMEOUT_MS).optional(),
+      id: text(512).optional(),
+      path: absolutePath.optional(),
+      name: text(512).optional(),
+      window_title: text(1024).optional(),
     })
-    .optional(),
-  foreground: z.enum(["allow", "deny"]).optional(),
-  pause_on_user_input: z.boolean().optional(),
+    .refine((e) => e.id !== undefined || e.path !== undefined || e.name !== undefined || e.window_title !== undefined, {
+      message: "an entry needs at least one of id, path, name, window_title",
+    });
+
+  return z.strictObject({
+    default: z.enum(["allow", "deny"]).optional(),
+    allow: z.array(Entry).max(10_000).optional(),
+    deny: z.array(Entry).max(10_000).optional(),
+    blocked_urls: z.array(text(2048)).max(10_000).optional(),
+    confirm: z
+      .strictObject({
+        command: z.array(text(4096)).min(1, "must name a program").max(256).optional(),
+        timeout_ms: z.number().int().min(1).max(MAX_CONFIRM_TIMEOUT_MS).optional(),
+      })
+      .optional(),
+    foreground: z.enum(["allow", "deny"]).optional(),
+    pause_on_user_input: z.boolean().optional(),
+  });
 });
-export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+export type PolicyFile = z.infer<ReturnType<typeof policyFileSchema>>;
 
 // ---------------------------------------------------------------- paths
 
@@ -148,7 +151,7 @@ function checkText(source: string): Problem | { value: PolicyFile } {
     }
     return { message: `invalid TOML: ${err instanceof Error ? err.message.split("\n")[0] : "unreadable"}`, line: 1 };
   }
-  const result = PolicyFileSchema.safeParse(doc);
+  const result = policyFileSchema().safeParse(doc);
   if (result.success) return { value: result.data };
   const issue = result.error.issues[0]!;
   const path: (string | number)[] = issue.path.filter((p): p is string | number => typeof p !== "symbol");

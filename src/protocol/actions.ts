@@ -15,6 +15,7 @@
 import { z } from "zod";
 import { DeckhandError } from "./errors.ts";
 import { flagOf } from "./arg-errors.ts";
+import { lazyTable, once } from "../lazy-table.ts";
 
 const uint = z.number().int().nonnegative();
 const int = z.number().int();
@@ -108,14 +109,17 @@ export interface ActionDecl<S extends Shape, C extends CommandDecl<S> | undefine
 /** One entry of the table: its types kept, so Step and ARGS are typed from it. */
 function action<S extends Shape, C extends CommandDecl<S> | undefined = undefined>(d: {
   summary: string;
-  step: S;
+  /** Built on first read (src/lazy-table.ts): a command's run reads one action's fields, not all. */
+  step: () => S;
   rules?: (step: z.output<z.ZodObject<S>>) => string | null;
   keys?: Partial<Record<FieldOf<S>, KeyFieldKind>>;
   secret?: FieldOf<S>;
   elementFields?: FieldOf<S>[];
   command?: C;
 }): ActionDecl<S, C> {
-  return { ...d, command: d.command as C };
+  const step = once(d.step);
+  const decl = { ...d, command: d.command as C } as Omit<typeof d, "step"> & { command: C };
+  return Object.defineProperty(decl, "step", { enumerable: true, get: step }) as unknown as ActionDecl<S, C>;
 }
 
 const modifiers = (what: string) => z.array(z.string()).optional().describe(what);
@@ -124,14 +128,14 @@ const modifiers = (what: string) => z.array(z.string()).optional().describe(what
 export const ACTION_DECLS = {
   click: action({
     summary: "Press an element (its default action) or click at a screen point.",
-    step: {
+    step: () => ({
       elementIndex: elementIndex.optional(),
       x: int.optional().describe("screen x (coordinate click; needs the foreground grant unless it hits an element)"),
       y: int.optional().describe("screen y"),
       button: Button.optional().describe("mouse button for a coordinate click (default left)"),
       count: z.number().int().min(1).max(3).optional().describe("1 single, 2 double, 3 triple click"),
       modifiers: modifiers("keys held during a coordinate click (ctrl, shift, alt, super)"),
-    },
+    }),
     rules: (s) => {
       const point = s.x !== undefined || s.y !== undefined;
       if (point && (s.x === undefined || s.y === undefined)) return "a point needs both x and y";
@@ -144,35 +148,35 @@ export const ACTION_DECLS = {
   }),
   "set-value": action({
     summary: "Set an element's text or numeric value and read it back.",
-    step: { elementIndex, value: z.string().describe("new value") },
+    step: () => ({ elementIndex, value: z.string().describe("new value") }),
     secret: "value",
     command: {},
   }),
   "type-text": action({
     summary: "Type text into an element at its caret, or into the focused control.",
-    step: { elementIndex: elementIndex.optional(), text: z.string().describe("text to type") },
+    step: () => ({ elementIndex: elementIndex.optional(), text: z.string().describe("text to type") }),
     secret: "text",
     command: {},
   }),
   "press-key": action({
     summary: "Press a key (optionally repeated) on an element or the focused control.",
-    step: {
+    step: () => ({
       elementIndex: elementIndex.optional(),
       key: z.string().min(1).describe("xdotool-style key name: Return, BackSpace, Page_Up, F5, a, ..."),
       repeat: z.number().int().min(1).max(100).optional(),
-    },
+    }),
     keys: { key: "chord" },
     command: {},
   }),
   hotkey: action({
     summary: "Press a key combination such as ctrl+s.",
-    step: { keys: z.array(z.string().min(1)).min(1).describe("combo, repeatable or +-joined: ctrl+shift+t") },
+    step: () => ({ keys: z.array(z.string().min(1)).min(1).describe("combo, repeatable or +-joined: ctrl+shift+t") }),
     keys: { keys: "keys" },
     command: {},
   }),
   scroll: action({
     summary: "Scroll an element into view or by an amount.",
-    step: {
+    step: () => ({
       elementIndex: elementIndex.optional(),
       direction: z
         .enum(["up", "down", "left", "right"])
@@ -182,7 +186,7 @@ export const ACTION_DECLS = {
       x: int.optional(),
       y: int.optional(),
       modifiers: modifiers("keys held while the wheel turns (ctrl, shift, alt, super): pressed and released in the same input"),
-    },
+    }),
     rules: (s) => {
       if ((s.x === undefined) !== (s.y === undefined)) return "give both x and y or neither";
       if (s.elementIndex === undefined && s.direction === undefined) return "give a direction, or an elementIndex to scroll into view";
@@ -195,13 +199,13 @@ export const ACTION_DECLS = {
   }),
   drag: action({
     summary: "Drag along a path of screen points, or from one element onto another (the centres of their live bounds).",
-    step: {
+    step: () => ({
       path: z.array(Point).min(2).max(MAX_DRAG_POINTS).optional().describe('screen points, JSON: [{"x":1,"y":2},...] (2 to 1000)'),
       fromElementIndex: elementIndex.optional().describe("element to drag from: the centre of its live bounds (with toElementIndex, instead of a path)"),
       toElementIndex: elementIndex.optional().describe("element to drop on: the centre of its live bounds; the drop is verified from its tree"),
       button: Button.optional(),
       modifiers: modifiers("keys held for the whole drag: pressed and released in the same input"),
-    },
+    }),
     // Exactly one way to say where: a path, or both elements.
     rules: (s) => {
       const from = s.fromElementIndex !== undefined;
@@ -227,45 +231,45 @@ export const ACTION_DECLS = {
   }),
   "select-text": action({
     summary: "Select a character range in a text element.",
-    step: { elementIndex, start: uint.describe("first character offset"), end: uint.describe("offset after the last character") },
+    step: () => ({ elementIndex, start: uint.describe("first character offset"), end: uint.describe("offset after the last character") }),
     rules: (s) => (s.end < s.start ? "end must not be before start" : null),
     command: {},
   }),
   focus: action({
     summary: "Give an element keyboard focus.",
-    step: { elementIndex },
+    step: () => ({ elementIndex }),
     command: {},
   }),
   "perform-secondary-action": action({
     summary: "Run any action an element advertises, by name.",
-    step: { elementIndex, name: z.string().min(1).describe("an action name the element advertises") },
+    step: () => ({ elementIndex, name: z.string().min(1).describe("an action name the element advertises") }),
     command: { rename: { name: "action" } },
   }),
   wait: action({
     summary: "Wait ms milliseconds (at most 10 s) before the next step.",
-    step: { ms: z.number().int().min(0).max(10_000) },
+    step: () => ({ ms: z.number().int().min(0).max(10_000) }),
   }),
   // The one pointer step whose pointer is not put back.
   move: action({
     summary: "Move the pointer to a screen point and leave it there (hover).",
-    step: { x: int, y: int, modifiers: modifiers("keys held during the move: pressed and released in the same input") },
+    step: () => ({ x: int, y: int, modifiers: modifiers("keys held during the move: pressed and released in the same input") }),
     keys: { modifiers: "keys" },
   }),
   "hold-key": action({
     summary: "Press one key, hold it ms milliseconds, release it (one input: the release is guaranteed).",
-    step: { key: z.string().min(1), ms: z.number().int().min(1).max(10_000) },
+    step: () => ({ key: z.string().min(1), ms: z.number().int().min(1).max(10_000) }),
     keys: { key: "key" },
   }),
   // ---- issue 13: clipboard
   paste: action({
     summary: "Paste text through the clipboard into an element or the focused control: set it, send ctrl+v, restore the previous clipboard.",
-    step: {
+    step: () => ({
       elementIndex: elementIndex.optional(),
       text: z.string().describe("text to paste"),
       selection: ClipboardSelection.optional().describe("the selection the text goes through: clipboard (default) or primary"),
       restore: z.boolean().optional().describe("put the previous clipboard back afterwards (default true; --restore=false leaves the pasted text on it)"),
       chord: z.enum(PASTE_CHORDS).optional().describe("the paste shortcut to send (default ctrl+v)"),
-    },
+    }),
     secret: "text",
     command: {},
   }),
@@ -356,8 +360,8 @@ function commandArgs(name: ActionCommandName): z.ZodObject<Shape, z.core.$strict
 }
 
 /** ARGS of the action commands (src/protocol/commands.ts spreads them in). */
-export const ACTION_ARGS = Object.fromEntries(ACTION_COMMANDS.map((c) => [c, commandArgs(c)])) as {
-  [C in ActionCommandName]: z.ZodObject<Shape, z.core.$strict>;
+export const ACTION_ARGS = lazyTable(Object.fromEntries(ACTION_COMMANDS.map((c) => [c, () => commandArgs(c)]))) as {
+  readonly [C in ActionCommandName]: z.ZodObject<Shape, z.core.$strict>;
 };
 
 /** The action commands' one-line summaries. */

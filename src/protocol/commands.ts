@@ -3,6 +3,7 @@
 // docs tables are all derived from these. Field names are camelCase; the CLI
 // flag of a field is its kebab-case name (elementIndex -> --element-index).
 import { z } from "zod";
+import { lazyTable, thunksOf } from "../lazy-table.ts";
 import { ACTION_ARGS, ACTION_SUMMARY, ACTIONS, app, windowId, windowIndex } from "./actions.ts";
 // ---- issue 13: clipboard
 import { ClipboardSelection, MAX_CLIPBOARD_READ_BYTES } from "./actions.ts";
@@ -42,80 +43,91 @@ const targetFields = {
   windowIndex: windowIndex.optional(),
 };
 
-export const ARGS = {
-  capabilities: z.strictObject({}),
-  permissions: z.strictObject({
-    enableAccessibility: z
-      .boolean()
-      .optional()
-      .describe("switch the session's accessibility flag on (Linux: org.a11y.Status IsEnabled); apps started before must be restarted"),
-  }),
-  "list-apps": z.strictObject({
-    all: z.boolean().optional().describe("also the installed apps that are not running (running: false)"),
-  }),
-  "list-windows": z.strictObject({ app }),
-  "get-app-state": z.strictObject({
-    ...targetFields,
-    noScreenshot: z.boolean().optional().describe("skip the window screenshot"),
-    // ---- issue 14: observation built for agents (docs/observation.md)
-    format: ObservationFormat.optional().describe("compact (default): the tree text of what can be acted on and its landmarks; full: every node and the elements array"),
-    maxNodes: z.number().int().min(1).max(20000).optional().describe("most tree nodes in this page (the rest: truncated and nextOffset); also read up to this many from the app when over 2000"),
-    maxBytes: z.number().int().min(MIN_PAGE_BYTES).max(50_000_000).optional().describe(`most bytes of tree text and elements in this page (default ${DEFAULT_COMPACT_MAX_BYTES} compact, none full); the rest: truncated and nextOffset`),
-    snapshotId: z.string().min(1).max(100).optional().describe("page a stored snapshot (with --offset) instead of observing again"),
-    offset: z.number().int().min(0).max(1_000_000).optional().describe("where the page starts: a nextOffset from the previous page (needs --snapshot-id)"),
-    since: z.string().min(1).max(100).optional().describe("a snapshot id: return what was added, removed and changed since it, indices kept for what persists"),
-    withBounds: z.boolean().optional().describe("tree text lines carry screen bounds and actions"),
-    ocr: z.boolean().optional().describe("also read the window image's text with OCR (automatic when the app has no tree)"),
-    ...IMAGE_FIELDS,
-    // ---- end observation
-  }),
-  screenshot: z.strictObject({
-    app: app.optional(),
-    windowId: windowId.optional(),
-    windowIndex: windowIndex.optional(),
-    // ---- issue 14: screenshot options
-    ...IMAGE_FIELDS,
-    // ---- end screenshot options
-  }),
+// Each command's schema is built on its first use (src/lazy-table.ts): a CLI
+// call validates one command's arguments.
+export const ARGS = lazyTable({
+  capabilities: () => z.strictObject({}),
+  permissions: () =>
+    z.strictObject({
+      enableAccessibility: z
+        .boolean()
+        .optional()
+        .describe("switch the session's accessibility flag on (Linux: org.a11y.Status IsEnabled); apps started before must be restarted"),
+    }),
+  "list-apps": () =>
+    z.strictObject({
+      all: z.boolean().optional().describe("also the installed apps that are not running (running: false)"),
+    }),
+  "list-windows": () => z.strictObject({ app }),
+  "get-app-state": () =>
+    z.strictObject({
+      ...targetFields,
+      noScreenshot: z.boolean().optional().describe("skip the window screenshot"),
+      // ---- issue 14: observation built for agents (docs/observation.md)
+      format: ObservationFormat.optional().describe("compact (default): the tree text of what can be acted on and its landmarks; full: every node and the elements array"),
+      maxNodes: z.number().int().min(1).max(20000).optional().describe("most tree nodes in this page (the rest: truncated and nextOffset); also read up to this many from the app when over 2000"),
+      maxBytes: z.number().int().min(MIN_PAGE_BYTES).max(50_000_000).optional().describe(`most bytes of tree text and elements in this page (default ${DEFAULT_COMPACT_MAX_BYTES} compact, none full); the rest: truncated and nextOffset`),
+      snapshotId: z.string().min(1).max(100).optional().describe("page a stored snapshot (with --offset) instead of observing again"),
+      offset: z.number().int().min(0).max(1_000_000).optional().describe("where the page starts: a nextOffset from the previous page (needs --snapshot-id)"),
+      since: z.string().min(1).max(100).optional().describe("a snapshot id: return what was added, removed and changed since it, indices kept for what persists"),
+      withBounds: z.boolean().optional().describe("tree text lines carry screen bounds and actions"),
+      ocr: z.boolean().optional().describe("also read the window image's text with OCR (automatic when the app has no tree)"),
+      ...IMAGE_FIELDS,
+      // ---- end observation
+    }),
+  screenshot: () =>
+    z.strictObject({
+      app: app.optional(),
+      windowId: windowId.optional(),
+      windowIndex: windowIndex.optional(),
+      // ---- issue 14: screenshot options
+      ...IMAGE_FIELDS,
+      // ---- end screenshot options
+    }),
   // click, set-value, type-text, press-key, hotkey, scroll, drag, select-text, focus, perform-secondary-action
-  ...ACTION_ARGS,
-  run: z.strictObject({
-    programStdin: z.boolean().optional().describe("read the program JSON from stdin (the default)"),
-  }),
-  "policy-check": z.strictObject({ app }),
-  pause: z.strictObject({ reason: z.string().max(200).optional() }),
-  resume: z.strictObject({}),
+  ...thunksOf(ACTION_ARGS),
+  run: () =>
+    z.strictObject({
+      programStdin: z.boolean().optional().describe("read the program JSON from stdin (the default)"),
+    }),
+  "policy-check": () => z.strictObject({ app }),
+  pause: () => z.strictObject({ reason: z.string().max(200).optional() }),
+  resume: () => z.strictObject({}),
   // ---- issue 13: app lifecycle
-  launch: z.strictObject({
-    app: z.string().min(1).max(4096).describe("app to start: desktop id (with or without .desktop), exact name, or executable path or basename"),
-    args: z.array(z.string().max(32 * 1024)).max(256).optional().describe("arguments for the app (CLI: everything after --)"),
-    timeoutMs: z.number().int().min(1).max(120_000).optional().describe("how long to wait for a window with an accessibility tree (default 30000)"),
-  }),
-  activate: z.strictObject({ ...targetFields }),
-  quit: z.strictObject({
-    app,
-    timeoutMs: z.number().int().min(1).max(120_000).optional().describe("how long to wait for the app to exit (default 10000)"),
-  }),
+  launch: () =>
+    z.strictObject({
+      app: z.string().min(1).max(4096).describe("app to start: desktop id (with or without .desktop), exact name, or executable path or basename"),
+      args: z.array(z.string().max(32 * 1024)).max(256).optional().describe("arguments for the app (CLI: everything after --)"),
+      timeoutMs: z.number().int().min(1).max(120_000).optional().describe("how long to wait for a window with an accessibility tree (default 30000)"),
+    }),
+  activate: () => z.strictObject({ ...targetFields }),
+  quit: () =>
+    z.strictObject({
+      app,
+      timeoutMs: z.number().int().min(1).max(120_000).optional().describe("how long to wait for the app to exit (default 10000)"),
+    }),
   // ---- end lifecycle
 
   // ---- issue 13: clipboard
-  "clipboard-get": z.strictObject({
-    selection: ClipboardSelection.optional().describe("which selection: clipboard (default) or primary (the last text selected)"),
-    maxBytes: z.number().int().min(1).max(MAX_CLIPBOARD_READ_BYTES).optional().describe("most bytes of text returned (default 1 MiB; the rest is cut: truncated)"),
-  }),
-  "clipboard-set": z.strictObject({
-    text: z.string().optional().describe("the text to put on the selection (use --text-stdin for secrets)"),
-    textStdin: z.boolean().optional().describe("read the text from stdin"),
-    clear: z.boolean().optional().describe("leave the selection empty instead"),
-    selection: ClipboardSelection.optional().describe("which selection: clipboard (default) or primary"),
-  }),
+  "clipboard-get": () =>
+    z.strictObject({
+      selection: ClipboardSelection.optional().describe("which selection: clipboard (default) or primary (the last text selected)"),
+      maxBytes: z.number().int().min(1).max(MAX_CLIPBOARD_READ_BYTES).optional().describe("most bytes of text returned (default 1 MiB; the rest is cut: truncated)"),
+    }),
+  "clipboard-set": () =>
+    z.strictObject({
+      text: z.string().optional().describe("the text to put on the selection (use --text-stdin for secrets)"),
+      textStdin: z.boolean().optional().describe("read the text from stdin"),
+      clear: z.boolean().optional().describe("leave the selection empty instead"),
+      selection: ClipboardSelection.optional().describe("which selection: clipboard (default) or primary"),
+    }),
   // ---- end clipboard
 
   // ---- issue 13: menus
   // menu-list, menu-click (src/protocol/menus.ts)
-  ...MENU_ARGS,
+  ...thunksOf(MENU_ARGS),
   // ---- end menus
-} as const;
+});
 
 export type CommandName = keyof typeof ARGS;
 export type CommandArgs<C extends CommandName> = z.infer<(typeof ARGS)[C]>;

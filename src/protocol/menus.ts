@@ -4,38 +4,42 @@
 import { z } from "zod";
 import { app, elementIndex, snapshotId, windowId, windowIndex } from "./actions.ts";
 import { DeckhandError } from "./errors.ts";
+import { lazyTable, once } from "../lazy-table.ts";
 
 /** Longest menu path accepted (characters). */
 export const MAX_MENU_PATH = 1000;
 /** Most levels in a menu path. */
 export const MAX_MENU_LEVELS = 16;
 
-const contextElement = elementIndex.describe(
-  "an element of the snapshot whose context menu to use instead of the menu bar (it must advertise show_menu; opening it is an action)",
+const contextElement = once(() =>
+  elementIndex.describe("an element of the snapshot whose context menu to use instead of the menu bar (it must advertise show_menu; opening it is an action)"),
 );
 
-export const MENU_ARGS = {
-  "menu-list": z.strictObject({
-    app,
-    windowId: windowId.optional(),
-    windowIndex: windowIndex.optional(),
-    maxItems: z.number().int().min(1).max(5000).optional().describe("cap on the items read, every level counted (default 1000)"),
-    elementIndex: contextElement.optional(),
-    snapshotId: snapshotId.optional(),
-  }),
-  "menu-click": z.strictObject({
-    app,
-    windowId: windowId.optional(),
-    windowIndex: windowIndex.optional(),
-    path: z
-      .string()
-      .min(1)
-      .max(MAX_MENU_PATH)
-      .describe('the item to activate: names from the menu bar down joined by ">" ("File>Save As…"); a ">" inside a name is written "\\>"'),
-    elementIndex: contextElement.optional(),
-    snapshotId: snapshotId.optional(),
-  }),
-} as const;
+/** Built on first use (src/lazy-table.ts). */
+export const MENU_ARGS = lazyTable({
+  "menu-list": () =>
+    z.strictObject({
+      app,
+      windowId: windowId.optional(),
+      windowIndex: windowIndex.optional(),
+      maxItems: z.number().int().min(1).max(5000).optional().describe("cap on the items read, every level counted (default 1000)"),
+      elementIndex: contextElement().optional(),
+      snapshotId: snapshotId.optional(),
+    }),
+  "menu-click": () =>
+    z.strictObject({
+      app,
+      windowId: windowId.optional(),
+      windowIndex: windowIndex.optional(),
+      path: z
+        .string()
+        .min(1)
+        .max(MAX_MENU_PATH)
+        .describe('the item to activate: names from the menu bar down joined by ">" ("File>Save As…"); a ">" inside a name is written "\\>"'),
+      elementIndex: contextElement().optional(),
+      snapshotId: snapshotId.optional(),
+    }),
+});
 
 export const MENU_SUMMARY = {
   "menu-list": "The menu bar (or an element's context menu) as a tree of items with their states: enabled, checked, shortcut.",

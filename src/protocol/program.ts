@@ -6,11 +6,12 @@ import { ACTION_DECLS, ACTIONS, app, declOf, restoreWindow, snapshotId, windowId
 import { exclusiveConflict, ObservationFormat } from "./commands.ts";
 import { DeckhandError } from "./errors.ts";
 import { parseChord, parseKey, parseKeys } from "./keys.ts";
+import { once } from "../lazy-table.ts";
 
 type StepObject<A extends ActionName> = z.ZodObject<{ action: z.ZodLiteral<A> } & StepShape<A>, z.core.$strict>;
 type AnyStepObject = { [A in ActionName]: StepObject<A> }[ActionName];
 
-const options = ACTIONS.map((a) => z.strictObject({ action: z.literal(a), ...ACTION_DECLS[a].step })) as unknown as [AnyStepObject, ...AnyStepObject[]];
+const options = () => ACTIONS.map((a) => z.strictObject({ action: z.literal(a), ...ACTION_DECLS[a].step })) as unknown as [AnyStepObject, ...AnyStepObject[]];
 
 /** What a step check's issue carries, for the message that names the step (programError). */
 interface StepIssueParams {
@@ -45,16 +46,19 @@ function checkStep(payload: z.core.ParsePayload<Record<string, unknown> & { acti
   }
 }
 
-export const Step = z.discriminatedUnion("action", options).check((p) => checkStep(p as never));
-export type Step = z.infer<typeof Step>;
+/** A program step's schema, built on first use (src/lazy-table.ts): loading this module builds no schema. */
+export const stepSchema = once(() => z.discriminatedUnion("action", options()).check((p) => checkStep(p as never)));
+export type Step = z.infer<ReturnType<typeof stepSchema>>;
 
-export const Program = z
+/** A program's schema, built on first use. */
+export const programSchema = once(() =>
+  z
   .strictObject({
     app,
     windowId: windowId.optional(),
     windowIndex: windowIndex.optional(),
     snapshotId: snapshotId.optional(),
-    steps: z.array(Step).min(1).max(100),
+    steps: z.array(stepSchema()).min(1).max(100),
     /** One final observation after the last step (default true). */
     observe: z.boolean().optional(),
     noScreenshot: z.boolean().optional(),
@@ -68,8 +72,9 @@ export const Program = z
     if (conflict) {
       payload.issues.push({ code: "custom", message: `${conflict[0]} and ${conflict[1]} both name a window; give one`, input: payload.value, path: [conflict[1]], params: { program: true } });
     }
-  });
-export type Program = z.infer<typeof Program>;
+  }),
+);
+export type Program = z.infer<ReturnType<typeof programSchema>>;
 
 declare const checked: unique symbol;
 /**
@@ -86,7 +91,7 @@ export type CheckedProgram = Program & { readonly [checked]: true };
  * name ("click: ..."): it is not a program to its caller.
  */
 export function parseProgram(raw: unknown, opts: { command?: string } = {}): CheckedProgram {
-  const parsed = Program.safeParse(raw);
+  const parsed = programSchema().safeParse(raw);
   if (parsed.success) return parsed.data as CheckedProgram;
   throw programError(parsed.error.issues[0]!, opts.command);
 }

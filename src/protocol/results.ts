@@ -11,7 +11,7 @@ import { z } from "zod";
 import { ACTIONS as STEP_ACTIONS, COMMANDS, type CommandName } from "./commands.ts";
 import { ACTION_COMMANDS, type ActionCommandName } from "./actions.ts";
 import { ERROR_CODES } from "./errors.ts";
-import { Step } from "./program.ts";
+import { stepSchema } from "./program.ts";
 import { ACTIONS as NODE_ACTIONS, ROLES } from "../wire/vocabulary.ts";
 
 const uint = z.number().int().nonnegative();
@@ -724,7 +724,7 @@ export const AdapterResponse = z.strictObject({
   command: z.literal("computer"),
   adapter: z.enum(["openai", "anthropic"]),
   output: z.record(str, z.unknown()).nullable().describe("the vendor's tool output item (free-form: the vendor's format)"),
-  steps: z.array(Step).nullable().describe("the deckhand steps that ran, in screen pixels"),
+  steps: z.array(stepSchema()).nullable().describe("the deckhand steps that ran, in screen pixels"),
   receipt: ProgramReceipt.nullable(),
   image: z
     .strictObject({

@@ -1,7 +1,9 @@
 // Frame codec: u32 big-endian length + one msgpack map. msgpackr is set up
 // so that other languages can read what we write (no record extension) and
 // so that large integers decode as numbers where they fit.
-import { Packr, Unpackr } from "msgpackr";
+// msgpackr/pack: the pure-JS codec (pack + unpack) without the index's probe for a
+// native add-on and its streams, which a one-shot call paid for at start-up.
+import { Packr, Unpackr } from "msgpackr/pack";
 import { DEFAULT_MAX_FRAME_BYTES } from "./messages.ts";
 
 const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true, mapsAsObjects: true });

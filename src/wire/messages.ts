@@ -3,6 +3,7 @@
 // (helpers/protocol/schema.json) and golden vectors are generated from here.
 import { z } from "zod";
 import { NodeAction, RoleSchema, StatesSchema } from "./vocabulary.ts";
+import { lazyTable } from "../lazy-table.ts";
 
 // Every object here is open: unknown fields are dropped, not refused, so a
 // helper of a newer minor version may add optional fields (same major:
@@ -330,428 +331,451 @@ export const ElementActionName = z.enum([
   "secondary",
 ]);
 
-export const OPS = {
-  permissions: {
-    mutates: false,
-    capability: "permissions",
-    args: z.object({}),
-    result: z.object({ checks: z.array(PermissionCheck) }),
-  },
-  list_apps: {
-    mutates: false,
-    capability: "list_apps",
-    args: z.object({}),
-    result: z.object({ apps: z.array(WireApp) }),
-  },
-  list_windows: {
-    mutates: false,
-    capability: "list_windows",
-    args: z.object({ pid: uint.nullable() }),
-    result: z.object({ windows: z.array(WireWindow) }),
-  },
-  get_tree: {
-    mutates: false,
-    capability: "get_tree",
-    args: z.object({
-      pid: uint,
-      window_id: uint,
-      max_depth: uint,
-      max_children: uint,
-      max_nodes: uint,
-    }),
-    result: z.object({
-      nodes: z.array(WireNode),
-      truncated: z.boolean(),
-      source: z.enum(["cache", "walk", "scripted"]),
-      /** 1.2: accessibility calls this read made into the app (each bounded in time; the total by a budget). */
-      calls: uint.optional(),
-    }),
-  },
-  screenshot: {
-    mutates: false,
-    capability: "screenshot",
-    args: z.object({
-      window_id: uint,
-      /** Absolute path of the PNG to write (the orchestrator owns retention). */
-      path: z.string(),
-      /** Black out every visible secure field of this window before writing. */
-      redact_secure: z.boolean(),
-      /** Extra screen rectangles to black out. */
-      redact: z.array(Rect),
+// Each op's schemas are built on its first use (src/lazy-table.ts): a one-shot
+// CLI call sends two to five of these ops.
+export const OPS = lazyTable({
+  permissions: () =>
+    ({
+      mutates: false,
+      capability: "permissions",
+      args: z.object({}),
+      result: z.object({ checks: z.array(PermissionCheck) }),
+    }) as const,
+  list_apps: () =>
+    ({
+      mutates: false,
+      capability: "list_apps",
+      args: z.object({}),
+      result: z.object({ apps: z.array(WireApp) }),
+    }) as const,
+  list_windows: () =>
+    ({
+      mutates: false,
+      capability: "list_windows",
+      args: z.object({ pid: uint.nullable() }),
+      result: z.object({ windows: z.array(WireWindow) }),
+    }) as const,
+  get_tree: () =>
+    ({
+      mutates: false,
+      capability: "get_tree",
+      args: z.object({
+        pid: uint,
+        window_id: uint,
+        max_depth: uint,
+        max_children: uint,
+        max_nodes: uint,
+      }),
+      result: z.object({
+        nodes: z.array(WireNode),
+        truncated: z.boolean(),
+        source: z.enum(["cache", "walk", "scripted"]),
+        /** 1.2: accessibility calls this read made into the app (each bounded in time; the total by a budget). */
+        calls: uint.optional(),
+      }),
+    }) as const,
+  screenshot: () =>
+    ({
+      mutates: false,
+      capability: "screenshot",
+      args: z.object({
+        window_id: uint,
+        /** Absolute path of the PNG to write (the orchestrator owns retention). */
+        path: z.string(),
+        /** Black out every visible secure field of this window before writing. */
+        redact_secure: z.boolean(),
+        /** Extra screen rectangles to black out. */
+        redact: z.array(Rect),
+        /**
+         * 2.0: crop to this screen rectangle (clipped to the window) before
+         * scaling; absent or null = the whole window. An adapter's zoom.
+         */
+        region: Rect.nullable().optional(),
+        /**
+         * 2.0: scale down (never up, aspect kept) so the PNG is at most this
+         * many pixels wide; absent or null = native size. `scale` in the result
+         * says what was applied.
+         */
+        max_width: z.number().int().min(16).nullable().optional(),
+        // ---- issue 14: screenshot options
+        /** 2.2: the file's format (screenshot.formats); absent or null = png. */
+        format: WireImageFormat.nullable().optional(),
+        /** 2.2: jpeg / webp quality 1-100; absent or null = 80. Ignored for png. */
+        quality: z.number().int().min(1).max(100).nullable().optional(),
+        // ---- end screenshot options
+      }),
+      result: z.object({
+        path: z.string(),
+        width: uint,
+        height: uint,
+        /** Screen position of the image's top-left pixel. */
+        origin: z.object({ x: int, y: int }),
+        /** Image pixels per screen pixel. */
+        scale: z.number().positive(),
+        method: z.string(),
+        redacted: uint,
+        /** 1.2: how many of the app's popup windows were composited over the window. */
+        popups: uint.optional(),
+        // ---- issue 14: screenshot options
+        /** 2.2: the format of the file written (absent from a 2.1 helper: png). */
+        format: WireImageFormat.optional(),
+        // ---- end screenshot options
+      }),
+    }) as const,
+  hit_test: () =>
+    ({
+      mutates: false,
+      capability: "hit_test",
+      args: z.object({ x: int, y: int }),
+      result: z.object({
+        pid: uint.nullable(),
+        window_id: uint.nullable(),
+        node: WireNode.nullable(),
+      }),
+    }) as const,
+  element_action: () =>
+    ({
+      mutates: true,
+      capability: null, // per action: "action.<name>"
+      args: z.object({
+        pid: uint,
+        window_id: uint,
+        locator: WireLocator,
+        action: ElementActionName,
+        /** set_value: the new value. type_text: text inserted at the caret. */
+        text: z.string().nullable(),
+        /** select_text: character offsets [start, end). */
+        start: uint.nullable(),
+        end: uint.nullable(),
+        /** secondary: the native name of the advertised action to invoke (a node's actions[].native). */
+        action_name: z.string().nullable(),
+      }),
+      result: z.object({
+        performed: z.boolean(),
+        /** A read-back predicate the helper actually checked, if any. */
+        verified: z.boolean().nullable(),
+        verification: z.string().nullable(),
+        /** 1.2: the platform action that ran (click: the press-like action chosen by name). */
+        native_action: z.string().nullable().optional(),
+      }),
+    }) as const,
+  input: () =>
+    ({
+      mutates: true,
+      capability: null, // input.pointer and/or input.keyboard by step kind
+      args: z.object({
+        steps: z.array(InputStep).min(1),
+        restore_pointer: z.boolean(),
+        /**
+         * Focus guard (capability input.focus_guard): before every keyboard
+         * step, and before each chunk of typed text, the window holding input
+         * focus must be `window_id` (or a dialog of the same pid transient for
+         * it); else FOCUS_MISMATCH and nothing more is sent. `activate`: at the
+         * first check only, ask the window manager to activate it (EWMH) and
+         * wait for the focus change.
+         */
+        focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }).nullable().optional(),
+        /**
+         * Pointer guard (capability input.pointer_guard): before every pointer
+         * event (move, click, button, scroll; at its point, or at the pointer's
+         * current position when the step has none) the topmost window at that
+         * point, its window-manager frame counted as part of it, must be one of
+         * `windows` (top-level client window ids). Anything else, the root
+         * included, is POLICY_DENIED with details.reason "point-outside-target"
+         * and nothing more is sent (held buttons and keys released).
+         */
+        pointer_guard: z.object({ pid: uint, windows: z.array(uint) }).nullable().optional(),
+      }),
+      result: z.object({
+        steps_completed: uint,
+        /** Characters typed by `type` steps. */
+        chars_sent: uint.optional(),
+        /** The focus window the guard accepted (null when no guard ran). */
+        focus_window: uint.nullable().optional(),
+      }),
+    }) as const,
+  watch_user_input: () =>
+    ({
+      mutates: false,
+      capability: "watch_user_input",
+      args: z.object({ enabled: z.boolean() }),
+      result: z.object({ watching: z.boolean() }),
+    }) as const,
+  focused_element: () =>
+    ({
+      mutates: false,
+      capability: "focused_element",
       /**
-       * 2.0: crop to this screen rectangle (clipped to the window) before
-       * scaling; absent or null = the whole window. An adapter's zoom.
+       * The node that holds keyboard focus in app `pid`, read live in one
+       * bounded query (not from a pruned tree): secure fields included (their
+       * value nil). Null when the app has no focused node.
        */
-      region: Rect.nullable().optional(),
+      args: z.object({ pid: uint }),
+      result: z.object({ window_id: uint.nullable(), node: WireNode.nullable() }),
+    }) as const,
+  set_accessibility: () =>
+    ({
+      mutates: false,
+      capability: "set_accessibility",
+      /** Switch the session's accessibility flag (Linux: org.a11y.Status IsEnabled). */
+      args: z.object({ enabled: z.boolean() }),
+      result: z.object({ enabled: z.boolean(), previous: z.boolean().nullable() }),
+    }) as const,
+  settle: () =>
+    ({
+      mutates: false,
+      capability: "settle",
       /**
-       * 2.0: scale down (never up, aspect kept) so the PNG is at most this
-       * many pixels wide; absent or null = native size. `scale` in the result
-       * says what was applied.
+       * 1.2: wait until the app has emitted no accessibility event for
+       * quiet_ms, or max_ms passed. Taken after an action, before the
+       * observation that should show its effect.
        */
-      max_width: z.number().int().min(16).nullable().optional(),
-      // ---- issue 14: screenshot options
-      /** 2.2: the file's format (screenshot.formats); absent or null = png. */
-      format: WireImageFormat.nullable().optional(),
-      /** 2.2: jpeg / webp quality 1-100; absent or null = 80. Ignored for png. */
-      quality: z.number().int().min(1).max(100).nullable().optional(),
-      // ---- end screenshot options
-    }),
-    result: z.object({
-      path: z.string(),
-      width: uint,
-      height: uint,
-      /** Screen position of the image's top-left pixel. */
-      origin: z.object({ x: int, y: int }),
-      /** Image pixels per screen pixel. */
-      scale: z.number().positive(),
-      method: z.string(),
-      redacted: uint,
-      /** 1.2: how many of the app's popup windows were composited over the window. */
-      popups: uint.optional(),
-      // ---- issue 14: screenshot options
-      /** 2.2: the format of the file written (absent from a 2.1 helper: png). */
-      format: WireImageFormat.optional(),
-      // ---- end screenshot options
-    }),
-  },
-  hit_test: {
-    mutates: false,
-    capability: "hit_test",
-    args: z.object({ x: int, y: int }),
-    result: z.object({
-      pid: uint.nullable(),
-      window_id: uint.nullable(),
-      node: WireNode.nullable(),
-    }),
-  },
-  element_action: {
-    mutates: true,
-    capability: null, // per action: "action.<name>"
-    args: z.object({
-      pid: uint,
-      window_id: uint,
-      locator: WireLocator,
-      action: ElementActionName,
-      /** set_value: the new value. type_text: text inserted at the caret. */
-      text: z.string().nullable(),
-      /** select_text: character offsets [start, end). */
-      start: uint.nullable(),
-      end: uint.nullable(),
-      /** secondary: the native name of the advertised action to invoke (a node's actions[].native). */
-      action_name: z.string().nullable(),
-    }),
-    result: z.object({
-      performed: z.boolean(),
-      /** A read-back predicate the helper actually checked, if any. */
-      verified: z.boolean().nullable(),
-      verification: z.string().nullable(),
-      /** 1.2: the platform action that ran (click: the press-like action chosen by name). */
-      native_action: z.string().nullable().optional(),
-    }),
-  },
-  input: {
-    mutates: true,
-    capability: null, // input.pointer and/or input.keyboard by step kind
-    args: z.object({
-      steps: z.array(InputStep).min(1),
-      restore_pointer: z.boolean(),
-      /**
-       * Focus guard (capability input.focus_guard): before every keyboard
-       * step, and before each chunk of typed text, the window holding input
-       * focus must be `window_id` (or a dialog of the same pid transient for
-       * it); else FOCUS_MISMATCH and nothing more is sent. `activate`: at the
-       * first check only, ask the window manager to activate it (EWMH) and
-       * wait for the focus change.
-       */
-      focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }).nullable().optional(),
-      /**
-       * Pointer guard (capability input.pointer_guard): before every pointer
-       * event (move, click, button, scroll; at its point, or at the pointer's
-       * current position when the step has none) the topmost window at that
-       * point, its window-manager frame counted as part of it, must be one of
-       * `windows` (top-level client window ids). Anything else, the root
-       * included, is POLICY_DENIED with details.reason "point-outside-target"
-       * and nothing more is sent (held buttons and keys released).
-       */
-      pointer_guard: z.object({ pid: uint, windows: z.array(uint) }).nullable().optional(),
-    }),
-    result: z.object({
-      steps_completed: uint,
-      /** Characters typed by `type` steps. */
-      chars_sent: uint.optional(),
-      /** The focus window the guard accepted (null when no guard ran). */
-      focus_window: uint.nullable().optional(),
-    }),
-  },
-  watch_user_input: {
-    mutates: false,
-    capability: "watch_user_input",
-    args: z.object({ enabled: z.boolean() }),
-    result: z.object({ watching: z.boolean() }),
-  },
-  focused_element: {
-    mutates: false,
-    capability: "focused_element",
-    /**
-     * The node that holds keyboard focus in app `pid`, read live in one
-     * bounded query (not from a pruned tree): secure fields included (their
-     * value nil). Null when the app has no focused node.
-     */
-    args: z.object({ pid: uint }),
-    result: z.object({ window_id: uint.nullable(), node: WireNode.nullable() }),
-  },
-  set_accessibility: {
-    mutates: false,
-    capability: "set_accessibility",
-    /** Switch the session's accessibility flag (Linux: org.a11y.Status IsEnabled). */
-    args: z.object({ enabled: z.boolean() }),
-    result: z.object({ enabled: z.boolean(), previous: z.boolean().nullable() }),
-  },
-  settle: {
-    mutates: false,
-    capability: "settle",
-    /**
-     * 1.2: wait until the app has emitted no accessibility event for
-     * quiet_ms, or max_ms passed. Taken after an action, before the
-     * observation that should show its effect.
-     */
-    args: z.object({ pid: uint, quiet_ms: z.number().int().min(1).max(5000), max_ms: z.number().int().min(1).max(10000) }),
-    result: z.object({
-      waited_ms: uint,
-      /** Events seen from the app while waiting. */
-      events: uint,
-      /** false: max_ms passed while events still arrived. */
-      settled: z.boolean(),
-    }),
-  },
+      args: z.object({ pid: uint, quiet_ms: z.number().int().min(1).max(5000), max_ms: z.number().int().min(1).max(10000) }),
+      result: z.object({
+        waited_ms: uint,
+        /** Events seen from the app while waiting. */
+        events: uint,
+        /** false: max_ms passed while events still arrived. */
+        settled: z.boolean(),
+      }),
+    }) as const,
   // ---- 2.1 (issue 13) app lifecycle
-  list_installed: {
-    mutates: false,
-    capability: "list_installed",
-    /**
-     * Apps installed for the user (Linux: the .desktop entries of the XDG
-     * data dirs, earlier dirs winning by id; hidden entries and entries
-     * whose TryExec fails left out; applications only). Bounded by the
-     * helper (entries and bytes read per entry).
-     */
-    args: z.object({}),
-    result: z.object({
-      apps: z.array(
-        z.object({
-          /** The platform's id of the entry (Linux: the desktop file id, "org.xfce.mousepad.desktop"). */
-          desktop_id: z.string(),
-          name: z.string(),
-          /** Absolute path of the program the entry starts, as found now; null when it is not found. */
-          executable: z.string().nullable(),
-          /** The entry's command line, split into arguments, placeholders for files and URLs left out. */
-          exec: z.array(z.string()),
-          /** The app runs inside a terminal. */
-          terminal: z.boolean(),
-          /** The entry asks not to be shown in menus (a helper, a settings panel, a MIME handler). */
-          no_display: z.boolean(),
-        }),
-      ),
-    }),
-  },
-  launch: {
-    // Mutating: a lost helper mid-launch is never retried (the app may have started).
-    mutates: true,
-    capability: "launch",
-    /**
-     * Start a program detached from the helper (its own session, no
-     * inherited pipes, stdin/stdout/stderr the null device; exec'd directly,
-     * never through a shell), with the environment its toolkit needs to be
-     * accessible added (names in env_added) and, for a browser engine that
-     * needs it, an argument (args_added). Reaped when it exits (no zombie).
-     * Exec failure: LAUNCH_FAILED details.reason (not-found,
-     * not-executable, exec-failed). The receipt's route is "synthetic".
-     */
-    args: z.object({
-      /** Absolute path, or a bare name looked up on the helper's PATH. */
-      executable: z.string().min(1),
-      args: z.array(z.string()).max(256),
-      /** The installed entry it is started as (list_installed), or null. */
-      desktop_id: z.string().nullable(),
-    }),
-    result: z.object({
-      pid: uint,
-      /** The process's start witness, comparable to list_apps' start_time. */
-      start_time: uint.nullable(),
-      env_added: z.array(z.string()),
-      args_added: z.array(z.string()),
-    }),
-  },
-  launch_status: {
-    mutates: false,
-    capability: "launch",
-    /** Whether a process this helper launched still runs, and how it ended. known false: not one of its launches. */
-    args: z.object({ pid: uint }),
-    result: z.object({
-      known: z.boolean(),
-      running: z.boolean(),
-      /** Exit code when it exited; null while it runs, when it was killed by a signal, or when unknown. */
-      exit_code: int.nullable(),
-      /** The signal that ended it, if one did. */
-      signal: int.nullable(),
-    }),
-  },
-  window_op: {
-    mutates: true,
-    capability: "window_op",
-    /**
-     * activate: ask the window manager to raise and focus the window, then
-     * read the input focus back (done: the window holds it). restore:
-     * un-minimize it (done: shown, not hidden, read back). close: ask the
-     * app to close it as the window's close button would (the app's own
-     * close protocol where it has one, else the window manager's close),
-     * never killing anything (done: the window is gone). Waits are bounded.
-     * The receipt's route is "synthetic" (window-manager messages).
-     */
-    args: z.object({ window_id: uint, op: z.enum(["activate", "restore", "close"]) }),
-    result: z.object({ window_id: uint, done: z.boolean(), detail: z.string() }),
-  },
+  list_installed: () =>
+    ({
+      mutates: false,
+      capability: "list_installed",
+      /**
+       * Apps installed for the user (Linux: the .desktop entries of the XDG
+       * data dirs, earlier dirs winning by id; hidden entries and entries
+       * whose TryExec fails left out; applications only). Bounded by the
+       * helper (entries and bytes read per entry).
+       */
+      args: z.object({}),
+      result: z.object({
+        apps: z.array(
+          z.object({
+            /** The platform's id of the entry (Linux: the desktop file id, "org.xfce.mousepad.desktop"). */
+            desktop_id: z.string(),
+            name: z.string(),
+            /** Absolute path of the program the entry starts, as found now; null when it is not found. */
+            executable: z.string().nullable(),
+            /** The entry's command line, split into arguments, placeholders for files and URLs left out. */
+            exec: z.array(z.string()),
+            /** The app runs inside a terminal. */
+            terminal: z.boolean(),
+            /** The entry asks not to be shown in menus (a helper, a settings panel, a MIME handler). */
+            no_display: z.boolean(),
+          }),
+        ),
+      }),
+    }) as const,
+  launch: () =>
+    ({
+      // Mutating: a lost helper mid-launch is never retried (the app may have started).
+      mutates: true,
+      capability: "launch",
+      /**
+       * Start a program detached from the helper (its own session, no
+       * inherited pipes, stdin/stdout/stderr the null device; exec'd directly,
+       * never through a shell), with the environment its toolkit needs to be
+       * accessible added (names in env_added) and, for a browser engine that
+       * needs it, an argument (args_added). Reaped when it exits (no zombie).
+       * Exec failure: LAUNCH_FAILED details.reason (not-found,
+       * not-executable, exec-failed). The receipt's route is "synthetic".
+       */
+      args: z.object({
+        /** Absolute path, or a bare name looked up on the helper's PATH. */
+        executable: z.string().min(1),
+        args: z.array(z.string()).max(256),
+        /** The installed entry it is started as (list_installed), or null. */
+        desktop_id: z.string().nullable(),
+      }),
+      result: z.object({
+        pid: uint,
+        /** The process's start witness, comparable to list_apps' start_time. */
+        start_time: uint.nullable(),
+        env_added: z.array(z.string()),
+        args_added: z.array(z.string()),
+      }),
+    }) as const,
+  launch_status: () =>
+    ({
+      mutates: false,
+      capability: "launch",
+      /** Whether a process this helper launched still runs, and how it ended. known false: not one of its launches. */
+      args: z.object({ pid: uint }),
+      result: z.object({
+        known: z.boolean(),
+        running: z.boolean(),
+        /** Exit code when it exited; null while it runs, when it was killed by a signal, or when unknown. */
+        exit_code: int.nullable(),
+        /** The signal that ended it, if one did. */
+        signal: int.nullable(),
+      }),
+    }) as const,
+  window_op: () =>
+    ({
+      mutates: true,
+      capability: "window_op",
+      /**
+       * activate: ask the window manager to raise and focus the window, then
+       * read the input focus back (done: the window holds it). restore:
+       * un-minimize it (done: shown, not hidden, read back). close: ask the
+       * app to close it as the window's close button would (the app's own
+       * close protocol where it has one, else the window manager's close),
+       * never killing anything (done: the window is gone). Waits are bounded.
+       * The receipt's route is "synthetic" (window-manager messages).
+       */
+      args: z.object({ window_id: uint, op: z.enum(["activate", "restore", "close"]) }),
+      result: z.object({ window_id: uint, done: z.boolean(), detail: z.string() }),
+    }) as const,
   // ---- end lifecycle
 
   // ---- 2.1 (issue 13) clipboard
-  clipboard_get: {
-    mutates: false,
-    capability: "clipboard.get",
-    /**
-     * Who owns a selection, who has the keyboard focus, what the owner
-     * offers, and (read_text) its text. The orchestrator asks twice: the
-     * metadata first, its policy checks, then the text with expect_owner.
-     */
-    args: z.object({
-      selection: Selection,
-      /** false: no conversion of the text (owner, focus, targets only). */
-      read_text: z.boolean(),
-      /** Most bytes of text returned (the rest: truncated). */
-      max_bytes: uint,
-      /** Read the text only while this window still owns the selection; else text is null. */
-      expect_owner: uint.nullable().optional(),
-    }),
-    result: z.object({
-      /** The owner's window (X: the selection owner); null when nothing owns it. */
-      owner_window: uint.nullable(),
-      /** The owner's pid, null when unknown (a client with no window carrying a pid). */
-      owner_pid: uint.nullable(),
-      /** The owner process's name as the OS records it, when its pid is known. */
-      owner_name: z.string().nullable().optional(),
-      /** The top-level window holding the keyboard focus, and its pid. */
-      focus_window: uint.nullable(),
-      focus_pid: uint.nullable(),
-      /** What the owner offers, by the platform's names (X: atom names). */
-      targets: z.array(z.string()),
-      /** The owner marks the content secret (X: the x-kde-passwordManagerHint target password managers add); its text is never read. */
-      secret_hint: z.boolean(),
-      /** The text (read_text only); null when the owner offers none, or it is secret. */
-      text: z.string().nullable(),
-      /** Size of the text the owner offered, in bytes (0 when not read). */
-      bytes: uint,
-      truncated: z.boolean(),
-    }),
-  },
-  clipboard_set: {
-    mutates: false,
-    capability: "clipboard.set",
-    /**
-     * Put text on a selection, held by a process that outlives the helper
-     * (the selection dies with its owner); text null clears the selection.
-     */
-    args: z.object({ selection: Selection, text: z.string().nullable() }),
-    result: z.object({
-      /** The process now holding the text (null when cleared). */
-      owner_pid: uint.nullable(),
-      /** true only once the ownership (or the clearing) was confirmed. */
-      set: z.boolean(),
-    }),
-  },
-  paste: {
-    mutates: true,
-    capability: "clipboard.paste",
-    /**
-     * Own the selection with `text`, send `chord` under the focus guard (as
-     * input's `focus`: FOCUS_MISMATCH and nothing sent, the clipboard
-     * untouched, when the focus is elsewhere), answer the target's requests
-     * until one got the text and ~150 ms passed quiet (or wait_ms), then put
-     * back the previous text (restore).
-     */
-    args: z.object({
-      selection: Selection,
-      text: z.string(),
-      chord: z.array(z.string()).min(1),
-      focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }),
-      restore: z.boolean(),
-      wait_ms: z.number().int().min(0).max(10000),
-    }),
-    result: z.object({
-      /** Requests answered with the text; 0: the target never asked for it. */
-      served: uint,
-      /** text: the previous text is back; cleared: there was none; not_restorable: it was not text (or secret): the selection is left empty; skipped: restore false, or another client took the selection meanwhile. */
-      restored: z.enum(["text", "cleared", "not_restorable", "skipped"]),
-      chars: uint,
-      focus_window: uint.nullable().optional(),
-    }),
-  },
+  clipboard_get: () =>
+    ({
+      mutates: false,
+      capability: "clipboard.get",
+      /**
+       * Who owns a selection, who has the keyboard focus, what the owner
+       * offers, and (read_text) its text. The orchestrator asks twice: the
+       * metadata first, its policy checks, then the text with expect_owner.
+       */
+      args: z.object({
+        selection: Selection,
+        /** false: no conversion of the text (owner, focus, targets only). */
+        read_text: z.boolean(),
+        /** Most bytes of text returned (the rest: truncated). */
+        max_bytes: uint,
+        /** Read the text only while this window still owns the selection; else text is null. */
+        expect_owner: uint.nullable().optional(),
+      }),
+      result: z.object({
+        /** The owner's window (X: the selection owner); null when nothing owns it. */
+        owner_window: uint.nullable(),
+        /** The owner's pid, null when unknown (a client with no window carrying a pid). */
+        owner_pid: uint.nullable(),
+        /** The owner process's name as the OS records it, when its pid is known. */
+        owner_name: z.string().nullable().optional(),
+        /** The top-level window holding the keyboard focus, and its pid. */
+        focus_window: uint.nullable(),
+        focus_pid: uint.nullable(),
+        /** What the owner offers, by the platform's names (X: atom names). */
+        targets: z.array(z.string()),
+        /** The owner marks the content secret (X: the x-kde-passwordManagerHint target password managers add); its text is never read. */
+        secret_hint: z.boolean(),
+        /** The text (read_text only); null when the owner offers none, or it is secret. */
+        text: z.string().nullable(),
+        /** Size of the text the owner offered, in bytes (0 when not read). */
+        bytes: uint,
+        truncated: z.boolean(),
+      }),
+    }) as const,
+  clipboard_set: () =>
+    ({
+      mutates: false,
+      capability: "clipboard.set",
+      /**
+       * Put text on a selection, held by a process that outlives the helper
+       * (the selection dies with its owner); text null clears the selection.
+       */
+      args: z.object({ selection: Selection, text: z.string().nullable() }),
+      result: z.object({
+        /** The process now holding the text (null when cleared). */
+        owner_pid: uint.nullable(),
+        /** true only once the ownership (or the clearing) was confirmed. */
+        set: z.boolean(),
+      }),
+    }) as const,
+  paste: () =>
+    ({
+      mutates: true,
+      capability: "clipboard.paste",
+      /**
+       * Own the selection with `text`, send `chord` under the focus guard (as
+       * input's `focus`: FOCUS_MISMATCH and nothing sent, the clipboard
+       * untouched, when the focus is elsewhere), answer the target's requests
+       * until one got the text and ~150 ms passed quiet (or wait_ms), then put
+       * back the previous text (restore).
+       */
+      args: z.object({
+        selection: Selection,
+        text: z.string(),
+        chord: z.array(z.string()).min(1),
+        focus: z.object({ window_id: uint, pid: uint, activate: z.boolean() }),
+        restore: z.boolean(),
+        wait_ms: z.number().int().min(0).max(10000),
+      }),
+      result: z.object({
+        /** Requests answered with the text; 0: the target never asked for it. */
+        served: uint,
+        /** text: the previous text is back; cleared: there was none; not_restorable: it was not text (or secret): the selection is left empty; skipped: restore false, or another client took the selection meanwhile. */
+        restored: z.enum(["text", "cleared", "not_restorable", "skipped"]),
+        chars: uint,
+        focus_window: uint.nullable().optional(),
+      }),
+    }) as const,
   // ---- end clipboard
 
   // ---- 2.1 (issue 13) menus
-  menu_tree: {
-    mutates: false,
-    capability: "menu_tree",
-    /**
-     * A window's menu bar(s) (root null), or one node's subtree (root: an
-     * open popup's node, a submenu), walked whether its menus are open or
-     * not: the toolkit keeps a closed menu's items as accessibles, which
-     * get_tree (showing nodes only) leaves out. Paths are from the window's
-     * root as get_tree's are, so an item's locator works with element_action.
-     * A window whose accessible the toolkit does not list (a popup it keeps
-     * apart) has no roots.
-     */
-    args: z.object({
-      pid: uint,
-      window_id: uint,
-      root: WireLocator.nullable(),
-      max_nodes: z.number().int().min(1).max(5000),
-      max_depth: z.number().int().min(1).max(32),
-    }),
-    result: z.object({
-      /** The menu bars found (root null), or the root node; empty: no menu bar. */
-      roots: z.array(WireNode),
-      /** Every node below the roots, pre-order; separators left out. */
-      items: z.array(
-        z.object({
-          node: WireNode,
-          /** 0: a child of a root. */
-          depth: uint,
-          /** In deckhand's key names ("ctrl+s"); null: none, or the toolkit does not say (a Qt item with a mnemonic). */
-          shortcut: z.string().nullable(),
-          /** item: activated by a press; submenu: opens a menu; group: the menu a submenu's opener holds as a node of its own (its children are the submenu's). */
-          kind: z.enum(["item", "submenu", "group"]),
-          /** A check or radio item: without the checked state it is unchecked. */
-          checkable: z.boolean(),
-          /** On screen now: its menu is open. */
-          showing: z.boolean(),
-        }),
-      ),
-      truncated: z.boolean(),
-      calls: uint,
-    }),
-  },
-  menu_close: {
-    mutates: true,
-    capability: "menu_close",
-    /**
-     * Close the menu `opener` opened (a menu bar's entry, a submenu's opener),
-     * through accessibility only (no input): closed says whether its items
-     * left the screen; method what was called (null: nothing was open, or no
-     * accessibility way exists, then closed is false).
-     */
-    args: z.object({ pid: uint, window_id: uint, opener: WireLocator }),
-    result: z.object({ closed: z.boolean(), method: z.string().nullable() }),
-  },
+  menu_tree: () =>
+    ({
+      mutates: false,
+      capability: "menu_tree",
+      /**
+       * A window's menu bar(s) (root null), or one node's subtree (root: an
+       * open popup's node, a submenu), walked whether its menus are open or
+       * not: the toolkit keeps a closed menu's items as accessibles, which
+       * get_tree (showing nodes only) leaves out. Paths are from the window's
+       * root as get_tree's are, so an item's locator works with element_action.
+       * A window whose accessible the toolkit does not list (a popup it keeps
+       * apart) has no roots.
+       */
+      args: z.object({
+        pid: uint,
+        window_id: uint,
+        root: WireLocator.nullable(),
+        max_nodes: z.number().int().min(1).max(5000),
+        max_depth: z.number().int().min(1).max(32),
+      }),
+      result: z.object({
+        /** The menu bars found (root null), or the root node; empty: no menu bar. */
+        roots: z.array(WireNode),
+        /** Every node below the roots, pre-order; separators left out. */
+        items: z.array(
+          z.object({
+            node: WireNode,
+            /** 0: a child of a root. */
+            depth: uint,
+            /** In deckhand's key names ("ctrl+s"); null: none, or the toolkit does not say (a Qt item with a mnemonic). */
+            shortcut: z.string().nullable(),
+            /** item: activated by a press; submenu: opens a menu; group: the menu a submenu's opener holds as a node of its own (its children are the submenu's). */
+            kind: z.enum(["item", "submenu", "group"]),
+            /** A check or radio item: without the checked state it is unchecked. */
+            checkable: z.boolean(),
+            /** On screen now: its menu is open. */
+            showing: z.boolean(),
+          }),
+        ),
+        truncated: z.boolean(),
+        calls: uint,
+      }),
+    }) as const,
+  menu_close: () =>
+    ({
+      mutates: true,
+      capability: "menu_close",
+      /**
+       * Close the menu `opener` opened (a menu bar's entry, a submenu's opener),
+       * through accessibility only (no input): closed says whether its items
+       * left the screen; method what was called (null: nothing was open, or no
+       * accessibility way exists, then closed is false).
+       */
+      args: z.object({ pid: uint, window_id: uint, opener: WireLocator }),
+      result: z.object({ closed: z.boolean(), method: z.string().nullable() }),
+    }) as const,
   // ---- end menus
-} as const;
+});
 
 export type OpName = keyof typeof OPS;
 export const OP_NAMES = Object.freeze(Object.keys(OPS) as OpName[]);

@@ -264,6 +264,21 @@ fn run() -> i32 {
     let ctx = Rc::new(Ctx::new(out.clone(), cancelled.clone()));
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async move {
+        // ---- issue 15: warm start
+        // Open the accessibility bus and the X connection while the
+        // orchestrator is still loading (a one-shot CLI call spawns the helper
+        // first): its first request then finds both ready instead of paying
+        // the connections (5-10 ms cold) in the caller's wait. A failure here
+        // is not cached: the first request that needs a connection tries again
+        // and reports it.
+        {
+            let ctx = ctx.clone();
+            tokio::task::spawn_local(async move {
+                let _ = ctx.with_x(|_| Ok(()));
+                let _ = ctx.a11y().await;
+            });
+        }
+        // ---- end warm start
         let mut inflight = Vec::new();
         let mut seen: HashSet<u64> = HashSet::new();
         loop {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
-import { Program } from "../../../src/protocol/program.ts";
+import { programSchema } from "../../../src/protocol/program.ts";
 import { translateOpenAICall, translateOpenAIAction, OPENAI_ACTIONS, OPENAI_BUTTONS, openaiOutput } from "../../../src/adapters/openai.ts";
 import { translateAnthropicCall, ANTHROPIC_ACTIONS, anthropicImageResult, anthropicErrorResult, anthropicCursorResult } from "../../../src/adapters/anthropic.ts";
 import { buildProgram, needsMap, toScreenSteps, type Translation } from "../../../src/adapters/translate.ts";
@@ -63,7 +63,7 @@ const POINTER = anthropic.pointer;
 function programOf(t: Translation, c?: Case) {
   if (t.kind !== "steps") return null;
   const program = buildProgram("fixture-app", 7, toScreenSteps(t.steps, MAP, POINTER));
-  const parsed = Program.safeParse(program);
+  const parsed = programSchema().safeParse(program);
   expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
   if (c?.screen) expect(program.steps).toEqual(c.screen);
   return program;

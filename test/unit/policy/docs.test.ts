@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parsePolicyText, PolicyFileSchema } from "../../../src/policy/load.ts";
+import { parsePolicyText, policyFileSchema } from "../../../src/policy/load.ts";
 import { SENSITIVE_WORDS } from "../../../src/policy/sensitive.ts";
 import { PRIVACY_PANE_TITLE_WORDS } from "../../../src/policy/builtin.ts";
 
@@ -20,7 +20,7 @@ describe("docs/policy.md", () => {
   });
 
   it("documents every key", () => {
-    const keys = [...Object.keys(PolicyFileSchema.shape), "id", "path", "name", "window_title", "timeout_ms", "command"];
+    const keys = [...Object.keys(policyFileSchema().shape), "id", "path", "name", "window_title", "timeout_ms", "command"];
     for (const k of keys) {
       const spelled = `\`${k === "command" || k === "timeout_ms" ? `confirm.${k}` : k}\``;
       expect(doc.includes(spelled), spelled).toBe(true);

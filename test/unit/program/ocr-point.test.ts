@@ -10,7 +10,7 @@ import { planStep } from "../../../src/program/plan.ts";
 import { ocrElement } from "../../../src/engine/ocr-snapshot.ts";
 import { POLICY_CONFIRM_FACTS, permissiveSafety } from "../../../src/engine/safety.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
-import { Step } from "../../../src/protocol/program.ts";
+import { stepSchema } from "../../../src/protocol/program.ts";
 import type { Element } from "../../../src/session/snapshot.ts";
 import type { ResolvedApp } from "../../../src/engine/resolve.ts";
 
@@ -76,7 +76,7 @@ describe("refusals: only a click acts on OCR text", () => {
   for (const [action, raw] of Object.entries(steps)) {
     it(`${action} on an OCR element: ACTION_UNSUPPORTED ocr-point-only, nothing asked of the helper`, async () => {
       const e = engine();
-      const step = Step.parse(raw);
+      const step = stepSchema().parse(raw);
       let err: unknown;
       try {
         await planStep(e as never, step, ocr, app);
@@ -92,21 +92,21 @@ describe("refusals: only a click acts on OCR text", () => {
 
   it("a drag from or to an OCR element is refused the same way", async () => {
     const e = engine();
-    const step = Step.parse({ action: "drag", fromElementIndex: 2, toElementIndex: 7 });
+    const step = stepSchema().parse({ action: "drag", fromElementIndex: 2, toElementIndex: 7 });
     await expect(planStep(e as never, step, null, app, undefined, { elements: [treeEl, ocr], windowId: 5 })).rejects.toMatchObject({ code: "ACTION_UNSUPPORTED", details: { reason: "ocr-point-only", elementIndex: 7 } });
     expect(e.asked).toEqual([]);
   });
 
   it("a click is not refused; tree elements are never refused for being near OCR", () => {
-    expect(() => refuseOcrAction(Step.parse({ action: "click", elementIndex: 7 }), ocr)).not.toThrow();
-    expect(() => refuseOcrAction(Step.parse({ action: "set-value", elementIndex: 2, value: "x" }), treeEl)).not.toThrow();
+    expect(() => refuseOcrAction(stepSchema().parse({ action: "click", elementIndex: 7 }), ocr)).not.toThrow();
+    expect(() => refuseOcrAction(stepSchema().parse({ action: "set-value", elementIndex: 2, value: "x" }), treeEl)).not.toThrow();
   });
 });
 
 describe("a click on OCR text", () => {
   it("is a left click at the centre of its box, as foreground input inside the pointer guard", async () => {
     const e = engine();
-    const plan = await planStep(e as never, Step.parse({ action: "click", elementIndex: 7 }), ocr, app);
+    const plan = await planStep(e as never, stepSchema().parse({ action: "click", elementIndex: 7 }), ocr, app);
     expect(plan).toMatchObject({
       kind: "input",
       steps: [{ kind: "click", x: 125, y: 210, button: "left", count: 1, modifiers: [] }],
@@ -121,20 +121,20 @@ describe("a click on OCR text", () => {
 
   it("works without a hit test too", async () => {
     const e = engine({ hitTest: false });
-    const plan = await planStep(e as never, Step.parse({ action: "click", elementIndex: 7 }), ocr, app);
+    const plan = await planStep(e as never, stepSchema().parse({ action: "click", elementIndex: 7 }), ocr, app);
     expect(plan).toMatchObject({ kind: "input", steps: [{ kind: "click", x: 125, y: 210 }] });
   });
 
   it("a centre outside the target's windows is refused POLICY_DENIED point-outside-target, nothing sent", async () => {
     const e = engine();
     const off = { ...ocr, bounds: { x: 900, y: 900, width: 10, height: 10 } };
-    await expect(planStep(e as never, Step.parse({ action: "click", elementIndex: 7 }), off, app)).rejects.toMatchObject({ code: "POLICY_DENIED", details: { reason: "point-outside-target", delivery: "not_dispatched" } });
+    await expect(planStep(e as never, stepSchema().parse({ action: "click", elementIndex: 7 }), off, app)).rejects.toMatchObject({ code: "POLICY_DENIED", details: { reason: "point-outside-target", delivery: "not_dispatched" } });
     expect(e.asked).toEqual(["list_windows"]);
   });
 
   it("the helper's hit test finding another app there refuses it", async () => {
     const e = engine({ hit: { pid: 99, window_id: 77, node: null } });
-    await expect(planStep(e as never, Step.parse({ action: "click", elementIndex: 7 }), ocr, app)).rejects.toMatchObject({ code: "POLICY_DENIED" });
+    await expect(planStep(e as never, stepSchema().parse({ action: "click", elementIndex: 7 }), ocr, app)).rejects.toMatchObject({ code: "POLICY_DENIED" });
   });
 
   it("its point is the centre, rounded down; no bounds: refused", () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ACTION_COMMANDS, ACTION_DECLS, ACTIONS, declOf, isActionCommand, stepElementIndices, stepSecret } from "../../../src/protocol/actions.ts";
 import { ARGS, COMMAND_SUMMARY, COMMANDS, MUTATING_COMMANDS } from "../../../src/protocol/commands.ts";
-import { parseProgram, Step } from "../../../src/protocol/program.ts";
+import { parseProgram, stepSchema } from "../../../src/protocol/program.ts";
 import { RESULTS } from "../../../src/protocol/results.ts";
 import { DeckhandError, publicError, toDeckhandError } from "../../../src/protocol/errors.ts";
 import { compileCommand, withStdin } from "../../../src/program/compile.ts";
@@ -19,7 +19,7 @@ const keysOf = (c: keyof typeof ARGS) => Object.keys(ARGS[c].shape).filter((k) =
 describe("the action table", () => {
   it("is the inventory: steps, commands, summaries, results, handlers and needs, in one order", () => {
     expect(ACTIONS).toEqual(Object.keys(ACTION_DECLS));
-    expect(Step.options.map((o) => o.shape.action.value)).toEqual([...ACTIONS]);
+    expect(stepSchema().options.map((o) => o.shape.action.value)).toEqual([...ACTIONS]);
     expect(ACTION_COMMANDS).toEqual([
       "click", "set-value", "type-text", "press-key", "hotkey", "scroll", "drag", "select-text", "focus", "perform-secondary-action",
       // ---- issue 13: clipboard
