@@ -1,5 +1,6 @@
 // `deckhand <command> [flags]`: argv in, one envelope (--json) or readable
 // text out, exit 0 on success and 1 on any failure. Diagnostics on stderr.
+import { z } from "zod";
 import { COMMAND_SUMMARY, COMMANDS, ARGS } from "../protocol/commands.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -108,6 +109,10 @@ export async function main(argvIn: string[]): Promise<number> {
     const { serveMain } = await import("./serve.ts");
     return await serveMain(rest);
   }
+  // A one-shot call parses each schema about once: zod's compiled fast path
+  // (generated per object schema on its first parse) costs more than it
+  // saves here, ~1 ms per schema (issue 15). serve and mcp, above, keep it.
+  z.config({ jitless: true });
   if (!isCommand(first)) {
     return print(wantsJson, fail("deckhand", new DeckhandError("INVALID_ARGUMENTS", `unknown command ${JSON.stringify(first.slice(0, 60))}`, { details: { stage: "routing" } })));
   }
