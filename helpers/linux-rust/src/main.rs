@@ -275,6 +275,7 @@ fn run() -> i32 {
             let ctx = ctx.clone();
             tokio::task::spawn_local(async move {
                 let _ = ctx.with_x(|_| Ok(()));
+                // The session bus too (ctx.a11y finds the accessibility bus through it).
                 let _ = ctx.a11y().await;
             });
         }

@@ -108,8 +108,8 @@ pub async fn a11y_enabled(session: &zbus::Connection) -> Result<bool> {
 }
 
 impl A11y {
-    pub async fn connect() -> Result<A11y> {
-        let session = session_bus().await.ok();
+    /// Connect, finding the bus through `session` (None: AT_SPI_BUS_ADDRESS or the X root property only).
+    pub async fn connect_via(session: Option<zbus::Connection>) -> Result<A11y> {
         let address = bus_address(session.as_ref()).await?;
         let conn = zbus::connection::Builder::address(address.as_str())?
             .build()

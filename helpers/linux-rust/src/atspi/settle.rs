@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 /// Caret moves and focus are left out: they follow the user, not the app.
 const EVENTS: [&str; 4] = ["object:children-changed", "object:property-change", "object:state-changed", "object:text-changed"];
 
-/// The type A11y::connect registers for good (it makes atk-bridge expose
+/// The type A11y::connect_via registers for good (it makes atk-bridge expose
 /// its Cache). DeregisterEvent("object:state-changed") also removes it (the
 /// registry drops every subtype), so it is registered again after.
 const KEEP: &str = "object:state-changed:defunct";

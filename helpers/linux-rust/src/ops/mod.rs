@@ -73,6 +73,12 @@ pub struct Ctx {
     pub a11y: RefCell<Option<A11y>>,
     /// Serializes connecting, so concurrent requests share one connection.
     pub a11y_connecting: tokio::sync::Mutex<()>,
+    // ---- issue 15: one session bus connection
+    /// The session bus (org.a11y.Bus, org.a11y.Status), opened once: a new
+    /// connection per permissions check cost its handshake (1-3 ms) each time.
+    pub session: RefCell<Option<zbus::Connection>>,
+    pub session_connecting: tokio::sync::Mutex<()>,
+    // ---- end one session bus connection
     pub watcher: RefCell<Option<Watcher>>,
     /// Frames and object paths learned by earlier requests (guesses, always
     /// verified live before use; dropped with the a11y connection).
@@ -91,6 +97,8 @@ impl Ctx {
             x: RefCell::new(None),
             a11y: RefCell::new(None),
             a11y_connecting: tokio::sync::Mutex::new(()),
+            session: RefCell::new(None),
+            session_connecting: tokio::sync::Mutex::new(()),
             watcher: RefCell::new(None),
             resolved: RefCell::new(ResolveCache::default()),
             input: worker::Worker::new("input"),
@@ -124,9 +132,28 @@ impl Ctx {
         if let Some(a) = self.a11y.borrow().as_ref() {
             return Ok(a.clone());
         }
-        let a = A11y::connect().await?;
+        let a = A11y::connect_via(self.session().await.ok()).await?;
         *self.a11y.borrow_mut() = Some(a.clone());
         Ok(a)
+    }
+
+    /// The session bus connection (opened once, reopened after a failure on it).
+    pub async fn session(&self) -> Result<zbus::Connection> {
+        if let Some(s) = self.session.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let _guard = self.session_connecting.lock().await;
+        if let Some(s) = self.session.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let s = crate::atspi::session_bus().await?;
+        *self.session.borrow_mut() = Some(s.clone());
+        Ok(s)
+    }
+
+    /// Drop the session bus connection after a failure on it (the next use reconnects).
+    pub fn session_failed(&self) {
+        *self.session.borrow_mut() = None;
     }
 
     /// Drop the a11y connection after an I/O failure on it.

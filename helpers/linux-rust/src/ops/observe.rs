@@ -35,10 +35,10 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
     let t = Duration::from_millis(2000);
 
     // AT-SPI bus: GetAddress on the session bus, then connect.
-    let session = within(t, "session bus", atspi::session_bus()).await;
+    let session = within(t, "session bus", ctx.session()).await;
     let bus_check = match &session {
         Err(e) => check("atspi_bus", Some(false), e.message.clone(), "run inside a D-Bus session (DBUS_SESSION_BUS_ADDRESS)"),
-        Ok(s) => match within(t, "org.a11y.Bus.GetAddress", atspi::bus_address(Some(s))).await {
+        Ok(s) => match within(t, "org.a11y.Bus.GetAddress", atspi::bus_address(Some(s))).await.inspect_err(|_| ctx.session_failed()) {
             Err(e) => check(
                 "atspi_bus",
                 Some(false),
@@ -63,6 +63,10 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
     let enabled = match &session {
         Ok(s) => {
             let r = within(t, "org.a11y.Status", atspi::a11y_enabled(s)).await;
+            // A failed call may be a dead connection: the next check opens a new one.
+            if r.is_err() {
+                ctx.session_failed();
+            }
             match r {
                 Ok(true) => check("accessibility_enabled", Some(true), "org.a11y.Status.IsEnabled is true".into(), ""),
                 // Advisory: observation goes on (GTK 3 exposes its tree
