@@ -10,8 +10,14 @@ import { createHash } from "node:crypto";
 export const DEFAULT_REPLAY_WINDOW_MS = 10 * 60_000;
 /** How many finished ids are remembered at most (the oldest go first). */
 export const DEFAULT_REPLAY_MAX_IDS = 1000;
-/** How many bytes of stored answers are kept at most; past it the oldest answers are dropped (their ids stay known). */
-export const DEFAULT_REPLAY_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * How many bytes of stored answers are kept at most; past it the oldest
+ * answers are dropped (their ids stay known). A retry comes seconds after its
+ * request: 16 MiB holds the last thousand observations of a typical window
+ * (4 KB each, compact), and keeps serve's resident memory within its budget
+ * (issue 15: under 120 MB) when answers are large (full trees, 100s of KB).
+ */
+export const DEFAULT_REPLAY_MAX_BYTES = 16 * 1024 * 1024;
 /** An answer larger than this is not stored (its id stays known): a retry is told so instead. */
 export const DEFAULT_REPLAY_MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 /** How many finished requests `status` lists, newest first. */
@@ -33,11 +39,20 @@ interface Entry {
   fingerprint: string;
   startedAt: number;
   finishedAt: number | null;
-  /** Settles with the answer once the request finished (what an in-flight retry waits for). */
-  answered: Promise<unknown>;
-  resolve: (envelope: unknown) => void;
-  /** The stored answer; null in flight, or when it was too large or dropped to stay under the byte cap. */
-  envelope: unknown | null;
+  /**
+   * In flight: settles with the answer once the request finished (what an
+   * in-flight retry waits for). Null once finished: a settled promise would
+   * keep the answer object alive beside its stored text.
+   */
+  waiting: { answered: Promise<unknown>; resolve: (envelope: unknown) => void } | null;
+  /**
+   * The stored answer as its JSON text in UTF-8 (parsed again for a retry):
+   * its bytes are what is counted (a JS string of the same text may take
+   * twice that), and it holds nothing else alive (an answer object may share
+   * parts with the session's snapshots). Null in flight, or when it was too
+   * large or dropped to stay under the byte cap.
+   */
+  envelope: Uint8Array | null;
   bytes: number;
   ok: boolean | null;
   code: string | null;
@@ -81,10 +96,14 @@ function canonical(v: unknown): string {
 }
 
 const keyOf = (id: RequestId) => `${typeof id}:${id}`;
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 
 export class RequestJournal {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** How many entries have finished (the count cap's measure, kept so that a prune copies nothing). */
+  private finished = 0;
   readonly windowMs: number;
   readonly maxIds: number;
   readonly maxBytes: number;
@@ -105,18 +124,19 @@ export class RequestJournal {
     const e = this.entries.get(keyOf(id));
     if (!e) return { kind: "new" };
     if (e.fingerprint !== fingerprint) return { kind: "reused", command: e.command };
-    if (e.finishedAt === null) return { kind: "inflight", answer: e.answered };
+    if (e.finishedAt === null) return { kind: "inflight", answer: e.waiting!.answered };
     if (e.envelope === null) return { kind: "answer-dropped", command: e.command, ok: e.ok, code: e.code, finishedAt: e.finishedAt };
-    return { kind: "done", envelope: e.envelope };
+    return { kind: "done", envelope: JSON.parse(utf8Decoder.decode(e.envelope)) };
   }
 
   /** A new request under this id: returns how to record its answer (call it exactly once). */
   begin(id: RequestId, command: string, fingerprint: string): (envelope: unknown) => void {
     let resolve!: (envelope: unknown) => void;
     const answered = new Promise<unknown>((r) => (resolve = r));
-    const entry: Entry = { id, command, fingerprint, startedAt: this.now(), finishedAt: null, answered, resolve, envelope: null, bytes: 0, ok: null, code: null };
+    const entry: Entry = { id, command, fingerprint, startedAt: this.now(), finishedAt: null, waiting: { answered, resolve }, envelope: null, bytes: 0, ok: null, code: null };
     const key = keyOf(id);
-    this.entries.delete(key);
+    const old = this.entries.get(key);
+    if (old) this.drop(key, old);
     this.entries.set(key, entry);
     return (envelope) => this.finish(key, entry, envelope);
   }
@@ -127,26 +147,30 @@ export class RequestJournal {
     const e = envelope as { ok?: unknown; error?: { code?: unknown } };
     entry.ok = e?.ok === true;
     entry.code = !entry.ok && typeof e?.error?.code === "string" ? e.error.code : null;
-    const bytes = Buffer.byteLength(JSON.stringify(envelope) ?? "");
-    if (bytes <= this.maxAnswerBytes && this.entries.get(key) === entry) {
-      entry.envelope = envelope;
-      entry.bytes = bytes;
-      this.bytes += bytes;
+    const current = this.entries.get(key) === entry;
+    if (current) this.finished++;
+    // Its own exactly sized copy (a pooled Buffer would keep a shared slab alive).
+    const json = utf8Encoder.encode(JSON.stringify(envelope) ?? "null");
+    if (json.length <= this.maxAnswerBytes && current) {
+      entry.envelope = json;
+      entry.bytes = json.length;
+      this.bytes += json.length;
     }
     // Retries waiting on it get the answer either way.
-    entry.resolve(envelope);
+    entry.waiting?.resolve(envelope);
+    entry.waiting = null;
     this.prune();
   }
 
   /** Forget what is past the window or over the caps; requests in flight are never forgotten. */
   private prune(): void {
+    // Runs twice per request: a walk over the map, no copy of it (serve's
+    // memory stays flat when nothing is allocated per entry per request).
     const now = this.now();
-    const finished = [...this.entries.entries()].filter(([, e]) => e.finishedAt !== null);
-    let over = finished.length - this.maxIds;
-    for (const [key, e] of finished) {
-      if (now - e.finishedAt! <= this.windowMs && over <= 0) continue;
+    for (const [key, e] of this.entries) {
+      if (e.finishedAt === null) continue;
+      if (now - e.finishedAt <= this.windowMs && this.finished <= this.maxIds) continue;
       this.drop(key, e);
-      over--;
     }
     // Over the byte cap: the oldest answers go (their ids stay: a retry is refused, never run).
     for (const [, e] of this.entries) {
@@ -161,6 +185,7 @@ export class RequestJournal {
 
   private drop(key: string, e: Entry): void {
     this.bytes -= e.bytes;
+    if (e.finishedAt !== null) this.finished--;
     this.entries.delete(key);
   }
 

@@ -16,6 +16,8 @@ import { parseSessionFlags } from "../frontend/session-flags.ts";
 import { DEFAULT_MAX_LINE_BYTES, idFromHead, LineReader, type LineTooLong } from "./line-reader.ts";
 import { AdapterSession, type AdapterOptions } from "../adapters/session.ts";
 import { fingerprintOf, RequestJournal, type JournalOptions, type RequestId } from "./request-journal.ts";
+import { MemoryTrace } from "./memory-trace.ts";
+import { GcPacer } from "../frontend/gc-pacer.ts";
 
 const log = (m: string) => process.stderr.write(`deckhand serve: ${m}\n`);
 
@@ -119,6 +121,8 @@ export class ServeSession {
   private readonly adapters: AdapterSession;
   /** Ids seen, what they asked and their answers: a retry is never run twice. */
   readonly journal: RequestJournal;
+  /** Keeps the session's memory flat over thousands of requests (see GcPacer). */
+  readonly gc: GcPacer;
   /** Requests being handled (status), by start order. */
   private readonly running = new Set<{ id: RequestId | null; command: string; startedAt: number }>();
 
@@ -126,10 +130,11 @@ export class ServeSession {
     readonly engine: Engine,
     private readonly write: (line: Line) => void,
     adapterOptions: AdapterOptions = {},
-    private readonly limits: { maxInflight?: number; journal?: JournalOptions } = {},
+    private readonly limits: { maxInflight?: number; journal?: JournalOptions; gc?: GcPacer } = {},
   ) {
     this.adapters = new AdapterSession(engine, adapterOptions);
     this.journal = new RequestJournal(limits.journal);
+    this.gc = limits.gc ?? GcPacer.fromEnv(process.env);
   }
 
   handleLine(text: string): void {
@@ -186,7 +191,23 @@ export class ServeSession {
   /** DECKHAND_TRACE_TIMING=1: deckhand's own time per request, helper time excluded (for bench/). */
   readonly ownTimes: number[] | null = process.env.DECKHAND_TRACE_TIMING === "1" ? [] : null;
 
+  /** What the session holds in memory, bounded: snapshots cached, journaled ids and answer bytes (memory trace, tests). */
+  heldCounts(): { snapshotsHeld: number; snapshotBytesHeld: number; journalIds: number; journalBytes: number } {
+    const store = this.engine.store.memoryHeld;
+    const journal = this.journal.size;
+    return { snapshotsHeld: store.snapshots, snapshotBytesHeld: store.bytes, journalIds: journal.ids, journalBytes: journal.bytes };
+  }
+
+  /** DECKHAND_TRACE_MEMORY=<n>: a memory line on stderr every n requests (bench/soak.ts). */
+  private readonly memoryTrace = MemoryTrace.fromEnv(process.env, (line) => process.stderr.write(line));
+
   private async handle(text: string): Promise<void> {
+    await this.handleTimed(text);
+    this.gc.afterRequest();
+    this.memoryTrace?.tick(() => ({ gcRuns: this.gc.collections, gcMs: Math.round(this.gc.spentMs), ...this.heldCounts() }));
+  }
+
+  private async handleTimed(text: string): Promise<void> {
     if (!this.ownTimes) return await this.handleRequest(text);
     const t0 = performance.now();
     const helper0 = this.engine.currentSupervisor?.stats.helperWaitMs ?? 0;

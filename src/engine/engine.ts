@@ -17,6 +17,11 @@ import { ForegroundLease, LEASE_FILE, leaseWaitMs } from "../session/foreground-
 import { hostProcessFacts } from "../platform/index.ts";
 import { LeasedSupervisor } from "./foreground-ops.ts";
 import { mark } from "../startup-trace.ts";
+// ---- issue 15: memory
+import { BoundedMap } from "../session/lru.ts";
+/** App selectors whose resolution a session keeps (a live agent works on a few apps at a time). */
+const APP_CACHE_ENTRIES = 64;
+// ---- end memory
 
 export interface OperatorOptions {
   /** --helper PATH */
@@ -41,7 +46,11 @@ export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, S
    */
   permissionsUnknown: string[] = [];
   /** Resolved app selectors of this session (see resolveApp). */
-  readonly appCache = new Map<string, { app: ResolvedApp; at: number }>();
+  // ---- issue 15: memory
+  // Keyed by every selector a session meets: bounded, so that a serve running
+  // for days over many apps does not grow (a forgotten one is resolved again).
+  readonly appCache: Map<string, { app: ResolvedApp; at: number }> = new BoundedMap(APP_CACHE_ENTRIES);
+  // ---- end memory
   /** Serialises mutations per target app (serve pipelines requests). */
   private locks = new Map<string, Promise<unknown>>();
   /**

@@ -5,12 +5,23 @@ import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, read
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { DeckhandError } from "../protocol/errors.ts";
+import { Lru } from "./lru.ts";
 import { sameLocator, type SecureLocator, type Snapshot } from "./snapshot.ts";
 
 export const DEFAULT_SNAPSHOT_TTL_MS = 5 * 60_000;
 const KEEP_SNAPSHOTS = 200;
 const KEEP_SCREENSHOTS = 30;
 const KEEP_LATEST = 200;
+/**
+ * Snapshots this process keeps in memory besides their files (issue 15:
+ * serve's resident memory must stay flat). What a session reads back is the
+ * latest observation of each app it works on and the base of a diff: a few
+ * records, not the 200 on disk; any other is read from its file (about a
+ * millisecond). Bounded in count and in JSON bytes (a 5000-node tree is
+ * megabytes), so that a big app cannot hold tens of MB.
+ */
+export const MEMORY_SNAPSHOTS = 16;
+export const MEMORY_SNAPSHOT_BYTES = 8 * 1024 * 1024;
 
 /**
  * The names deckhand writes in the store's directories. Retention deletes
@@ -59,8 +70,10 @@ function slug(key: string): string {
 }
 
 export class SnapshotStore {
-  private readonly memory = new Map<string, Snapshot>();
-  private readonly latestMemory = new Map<string, string>();
+  /** Recently saved or read snapshots (see MEMORY_SNAPSHOTS), weighed by their JSON's length. */
+  private readonly memory = new Lru<string, Snapshot>(MEMORY_SNAPSHOTS, MEMORY_SNAPSHOT_BYTES);
+  /** Latest snapshot id per target, for when its pointer file cannot be read; as many as the pointers on disk. */
+  private readonly latestMemory = new Lru<string, string>(KEEP_LATEST);
   readonly snapshotsDir: string;
   readonly latestDir: string;
   readonly screenshotsDir: string;
@@ -123,9 +136,10 @@ export class SnapshotStore {
   /** Persist the record, then point the app's latest at it. */
   save(snapshot: Snapshot): void {
     this.checkDirs();
-    writeFileAtomic(join(this.snapshotsDir, `${snapshot.snapshotId}.json`), JSON.stringify(snapshot));
+    const json = JSON.stringify(snapshot);
+    writeFileAtomic(join(this.snapshotsDir, `${snapshot.snapshotId}.json`), json);
     writeFileAtomic(join(this.latestDir, `${slug(snapshot.targetKey)}.json`), JSON.stringify({ snapshotId: snapshot.snapshotId, targetKey: snapshot.targetKey }));
-    this.memory.set(snapshot.snapshotId, snapshot);
+    this.memory.set(snapshot.snapshotId, snapshot, json.length);
     this.latestMemory.set(snapshot.targetKey, snapshot.snapshotId);
     this.prune();
   }
@@ -136,10 +150,11 @@ export class SnapshotStore {
     if (cached && cached.horizon === undefined) return cached;
     this.checkDirs();
     try {
-      const s = JSON.parse(readFileSync(join(this.snapshotsDir, `${snapshotId}.json`), "utf8")) as Snapshot;
+      const json = readFileSync(join(this.snapshotsDir, `${snapshotId}.json`), "utf8");
+      const s = JSON.parse(json) as Snapshot;
       // A record in an older format (before the neutral vocabulary) is not acted on: observe again.
       if (!isCurrentFormat(s)) return null;
-      this.memory.set(snapshotId, s);
+      this.memory.set(snapshotId, s, json.length);
       return s;
     } catch {
       return null;
@@ -161,8 +176,9 @@ export class SnapshotStore {
     if (horizon === undefined) delete next.horizon;
     else next.horizon = horizon;
     this.checkDirs();
-    writeFileAtomic(join(this.snapshotsDir, `${snapshotId}.json`), JSON.stringify(next));
-    this.memory.set(snapshotId, next);
+    const json = JSON.stringify(next);
+    writeFileAtomic(join(this.snapshotsDir, `${snapshotId}.json`), json);
+    this.memory.set(snapshotId, next, json.length);
   }
 
   /** The latest snapshot id for an app. Read from disk: another process may have observed since. */
@@ -172,7 +188,7 @@ export class SnapshotStore {
       const p = JSON.parse(readFileSync(join(this.latestDir, `${slug(targetKey)}.json`), "utf8")) as { snapshotId: string };
       return p.snapshotId;
     } catch {
-      return this.latestMemory.get(targetKey) ?? null;
+      return this.latestMemory.peek(targetKey) ?? null;
     }
   }
 
@@ -187,10 +203,11 @@ export class SnapshotStore {
     pruneDir(this.snapshotsDir, KEEP_SNAPSHOTS, STORE_FILE_NAMES.snapshot);
     pruneDir(this.screenshotsDir, KEEP_SCREENSHOTS, STORE_FILE_NAMES.screenshot);
     pruneDir(this.latestDir, KEEP_LATEST, STORE_FILE_NAMES.keyed);
-    if (this.memory.size > KEEP_SNAPSHOTS) {
-      const first = this.memory.keys().next().value;
-      if (first) this.memory.delete(first);
-    }
+  }
+
+  /** Snapshots held in memory and their JSON bytes (tests: the bounds of a long session). */
+  get memoryHeld(): { snapshots: number; bytes: number; latest: number } {
+    return { snapshots: this.memory.size, bytes: this.memory.weight, latest: this.latestMemory.size };
   }
 }
 

@@ -1,7 +1,7 @@
 // serve's request journal (src/cli/request-journal.ts): what a repeated id
 // gets, and the bounds that keep it small (a window, a count, bytes).
 import { describe, expect, it } from "vitest";
-import { fingerprintOf, RequestJournal } from "../../../src/cli/request-journal.ts";
+import { DEFAULT_REPLAY_MAX_BYTES, fingerprintOf, RequestJournal } from "../../../src/cli/request-journal.ts";
 
 const env = (ok: boolean, extra: Record<string, unknown> = {}) => (ok ? { schemaVersion: 1, ok, command: "click", result: { ...extra } } : { schemaVersion: 1, ok, command: "click", error: { code: "APP_NOT_FOUND", ...extra } });
 
@@ -79,5 +79,35 @@ describe("RequestJournal", () => {
       { id: "a", command: "click", ok: true, finishedAt: "2030-01-01T00:00:00.010Z" },
       { id: 2, command: "list-apps", ok: false, code: "APP_NOT_FOUND", finishedAt: "2030-01-01T00:00:00.000Z" },
     ]);
+  });
+
+  it("issue 15 (memory): an answer is stored as its UTF-8 JSON, a copy: the answer object is not held (a change to it after does not show)", () => {
+    const j = new RequestJournal();
+    const answer = env(true, { text: "é…", nested: { n: 1 } }) as unknown as { result: { nested: { n: number } } };
+    j.begin("a", "get-app-state", "f")(answer);
+    answer.result.nested.n = 2;
+    expect(j.lookup("a", "f")).toEqual({ kind: "done", envelope: env(true, { text: "é…", nested: { n: 1 } }) });
+    expect(j.size.bytes).toBe(Buffer.byteLength(JSON.stringify(env(true, { text: "é…", nested: { n: 1 } }))));
+  });
+
+  it("issue 15 (memory): 5000 requests keep at most maxIds ids and maxBytes of answers; ids in flight are never dropped", () => {
+    const j = new RequestJournal({ maxIds: 100, maxBytes: 50_000 });
+    const slow = j.begin("slow", "click", "f");
+    for (let i = 0; i < 5000; i++) {
+      expect(j.lookup(i, "g")).toEqual({ kind: "new" });
+      j.begin(i, "get-app-state", "g")(env(true, { text: "x".repeat(1000) }));
+      expect(j.size.ids).toBeLessThanOrEqual(101);
+      expect(j.size.bytes).toBeLessThanOrEqual(50_000);
+    }
+    expect(j.lookup("slow", "f").kind).toBe("inflight");
+    expect(j.lookup(4999, "g").kind).toBe("done");
+    expect(j.lookup(4899, "g")).toEqual({ kind: "new" });
+    slow(env(true));
+    expect(j.size.ids).toBe(100);
+  });
+
+  it("issue 15 (memory): the default byte cap fits serve's memory budget (under 120 MB resident)", () => {
+    expect(DEFAULT_REPLAY_MAX_BYTES).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(new RequestJournal().maxBytes).toBe(DEFAULT_REPLAY_MAX_BYTES);
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SnapshotStore, writeFileAtomic } from "../../../src/session/store.ts";
+import { MEMORY_SNAPSHOT_BYTES, MEMORY_SNAPSHOTS, SnapshotStore, writeFileAtomic } from "../../../src/session/store.ts";
 import { snap, tempDirs } from "./fixtures.ts";
 
 const tmp = tempDirs("deckhand-store-");
@@ -78,6 +78,41 @@ describe("SnapshotStore", () => {
     expect(names).toContain(`${s.snapshotId}.json`);
     expect(names).not.toContain(`cs_old${"0".repeat(14)}.json`);
     expect(readdirSync(join(root, "screenshots"))).toHaveLength(30);
+  });
+
+  it("issue 15 (memory): after 500 observations the store holds at most MEMORY_SNAPSHOTS in memory; older ones are read from their files", () => {
+    const root = tmp();
+    const store = new SnapshotStore(root);
+    const saved = [];
+    for (let i = 0; i < 500; i++) {
+      const s = snap(`exe:/usr/bin/app${i % 3}`);
+      store.save(s);
+      saved.push(s);
+    }
+    const held = store.memoryHeld;
+    expect(MEMORY_SNAPSHOTS).toBeLessThanOrEqual(16);
+    expect(held.snapshots).toBe(MEMORY_SNAPSHOTS);
+    expect(held.latest).toBe(3);
+    // Out of memory, still on disk (the newest 200 are kept there): read back whole.
+    const older = saved[500 - 100]!;
+    expect(store.get(older.snapshotId)).toEqual(older);
+    expect(store.memoryHeld.snapshots).toBe(MEMORY_SNAPSHOTS);
+    expect(store.latestId("exe:/usr/bin/app1")).toBe(saved[499]!.snapshotId); // 499 % 3 === 1
+  });
+
+  it("issue 15 (memory): big snapshots are held up to MEMORY_SNAPSHOT_BYTES of JSON, not MEMORY_SNAPSHOTS of them", () => {
+    const store = new SnapshotStore(tmp());
+    const big = () => {
+      const s = snap();
+      // About 3 MB of JSON: a very large tree's worth.
+      s.nodes = Array.from({ length: 3000 }, (_, i) => ({ path: [i], role: "label", nativeRole: "label", name: "n".repeat(1000), states: [], actions: [] }) as unknown as (typeof s.nodes)[number]);
+      return s;
+    };
+    for (let i = 0; i < 6; i++) store.save(big());
+    const held = store.memoryHeld;
+    expect(held.bytes).toBeLessThanOrEqual(MEMORY_SNAPSHOT_BYTES);
+    expect(held.snapshots).toBeLessThan(6);
+    expect(held.snapshots).toBeGreaterThan(0);
   });
 
   it("writeFileAtomic replaces content and keeps mode 0600", () => {
