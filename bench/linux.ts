@@ -2,13 +2,16 @@
 // the same run (issues: observation, actions, programs).
 //   bun bench/linux.ts          (needs dist/deckhand; scripts/build.sh)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { startDesktop, type Desktop } from "../src/desktop/index.ts";
 import { encodeFrame, FrameDecoder } from "../src/wire/codec.ts";
 import { percentile, printTable, type Row } from "./stats.ts";
+// ---- issue 15: observation (the 600+ element row: Chromium as the live tests start it)
+import { browserArgv } from "../test/live/app-profiles.ts";
+// ---- end observation
 
 const root = resolve(import.meta.dirname, "..");
 const deckhand = join(root, "dist", "deckhand");
@@ -156,6 +159,65 @@ for _ in range(int(sys.argv[2])):
 times.sort(); print(times[len(times)//2], n)
 `;
 
+// ---- issue 15: observation
+/**
+ * The 600+ element rows: test/fixtures/web/grid.html (720 buttons, all on
+ * screen) in Chromium started as the live tests start it (renderer
+ * accessibility forced), read by the helper directly, end to end through
+ * serve, and walked by pyatspi (the peer) for the same showing nodes.
+ */
+async function bigTreeRows(d: Desktop, stateDir: string, serve: ServeClient, procs: ReturnType<typeof launch>[]): Promise<Row[]> {
+  const profile = mkdtempSync(join(tmpdir(), "dh-bench-chromium-"));
+  const url = `file://${join(root, "test/fixtures/web/grid.html")}`;
+  const browser = launch(d, browserArgv("chromium", url, profile));
+  procs.push(browser);
+  const h = new HelperClient(d);
+  try {
+    let win = 0;
+    let pid = 0;
+    await waitFor(
+      "the dense grid page in Chromium",
+      async () => {
+        const { windows } = await h.req("list_windows", {});
+        const w = windows.find((x: any) => x.title.startsWith("deckhand dense grid ready"));
+        [win, pid] = [w?.window_id ?? 0, w?.pid ?? 0];
+        return win !== 0 && pid !== 0;
+      },
+      90_000,
+    );
+    const treeArgs = { pid, window_id: win, max_depth: 64, max_children: 1000, max_nodes: 2000 };
+    // Until the page's buttons are in the tree (the renderer's tree arrives after the title).
+    let first: any;
+    await waitFor("720 buttons in Chromium's tree", async () => {
+      first = await h.req("get_tree", treeArgs);
+      return first.nodes.filter((n: any) => /^r\d+c\d+$/.test(n.name)).length >= 720;
+    }, 30_000);
+    const runs = Math.min(RUNS, 15);
+    const tree = await time(runs, () => h.req("get_tree", treeArgs));
+    // What one read costs the app, once its tree has settled (the first reads may describe nodes still arriving).
+    first = await h.req("get_tree", treeArgs);
+    const state = await time(runs, () => serve.ok("get-app-state", { app: `pid:${pid}`, windowId: win }));
+    const st = await serve.ok("get-app-state", { app: `pid:${pid}`, windowId: win, noScreenshot: true });
+    const bare = await time(runs, () => serve.ok("get-app-state", { app: `pid:${pid}`, windowId: win, noScreenshot: true }));
+    const walk = execFileSync(PY, ["-c", PYATSPI_WALK, "Chromium", "3"], { env: env(d), timeout: 120_000 }).toString().trim().split(" ");
+    const walkMs = Number(walk[0]);
+    return [
+      { name: `helper get_tree, 720-button page in Chromium (${first.nodes.length} nodes, source ${first.source}, ${first.calls} calls)`, p50: percentile(tree, 50), p99: percentile(tree, 99), unit: "ms", note: `pyatspi walk of ${walk[1]} showing nodes: ${walkMs.toFixed(0)} ms; ratio ${(percentile(tree, 50) / walkMs).toFixed(3)}` },
+      { name: `get-app-state end to end through serve, 720-button page (${st.snapshot.elementCount} elements, tree + screenshot)`, p50: percentile(state, 50), p99: percentile(state, 99), unit: "ms", note: `goal <= 100 ms; --no-screenshot ${percentile(bare, 50).toFixed(1)} ms` },
+    ];
+  } finally {
+    h.close();
+    try {
+      process.kill(-browser.pid!, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+    await sleep(500);
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+// ---- end observation
+
 export async function runLinuxBench(): Promise<Row[]> {
   const rows: Row[] = [];
   const d = await startDesktop();
@@ -178,16 +240,22 @@ export async function runLinuxBench(): Promise<Row[]> {
     const tree = await time(RUNS, () => h.req("get_tree", treeArgs));
     const walk = execFileSync(PY, ["-c", PYATSPI_WALK, "gtk3-widget-factory", String(Math.min(RUNS, 15))], { env: env(d) }).toString().trim().split(" ");
     const walkMs = Number(walk[0]);
-    rows.push({ name: `helper get_tree, widget-factory page 1 (${first.nodes.length} nodes, source ${first.source})`, p50: percentile(tree, 50), p99: percentile(tree, 99), unit: "ms", note: `pyatspi walk of ${walk[1]} showing nodes: ${walkMs.toFixed(1)} ms; ratio ${(percentile(tree, 50) / walkMs).toFixed(3)} (goal <= 0.333)` });
+    rows.push({ name: `helper get_tree, widget-factory page 1 (${first.nodes.length} nodes, source ${first.source}, ${first.calls} calls)`, p50: percentile(tree, 50), p99: percentile(tree, 99), unit: "ms", note: `pyatspi walk of ${walk[1]} showing nodes: ${walkMs.toFixed(1)} ms; ratio ${(percentile(tree, 50) / walkMs).toFixed(3)} (goal <= 0.333)` });
 
+    // ---- issue 15: observation (screenshot ratio and get-app-state goals; the helper's own split)
     const shotPath = join(stateDir, "bench.png");
+    // With the secure-field search (as get-app-state asks for it), and the capture alone.
     const shot = await time(RUNS, () => h.req("screenshot", { window_id: win, path: shotPath, redact_secure: true, redact: [] }));
+    const bare = await time(RUNS, () => h.req("screenshot", { window_id: win, path: shotPath, redact_secure: false, redact: [] }));
     const imp = await time(Math.min(RUNS, 10), () => execFileSync("/usr/bin/import", ["-window", String(win), join(stateDir, "import.png")], { env: env(d) }));
-    rows.push({ name: "helper window screenshot -> PNG file", p50: percentile(shot, 50), p99: percentile(shot, 99), unit: "ms", note: `import -window: ${percentile(imp, 50).toFixed(1)} ms; ratio ${(percentile(shot, 50) / percentile(imp, 50)).toFixed(3)} (goal <= 0.111)` });
+    rows.push({ name: "helper window screenshot -> PNG file (secure fields redacted)", p50: percentile(shot, 50), p99: percentile(shot, 99), unit: "ms", note: `import -window: ${percentile(imp, 50).toFixed(1)} ms; ratio ${(percentile(shot, 50) / percentile(imp, 50)).toFixed(3)} (goal <= 0.067 = 1/15); capture + PNG alone (no secure-field search) ${percentile(bare, 50).toFixed(1)} ms, ratio ${(percentile(bare, 50) / percentile(imp, 50)).toFixed(3)}` });
 
     const serve = new ServeClient(d, stateDir);
     const state = await time(RUNS, () => serve.ok("get-app-state", { app: `pid:${wf.pid}` }));
-    rows.push({ name: "get-app-state end to end through serve (tree + screenshot)", p50: percentile(state, 50), p99: percentile(state, 99), unit: "ms", note: "widget-factory page 1; goal < 60 ms" });
+    // The helper's part: its tree read and screenshot sent together, as serve sends them.
+    const both = await time(RUNS, () => Promise.all([h.req("get_tree", { ...treeArgs, max_nodes: 2000 }), h.req("screenshot", { window_id: win, path: shotPath, redact_secure: true, redact: [] })]));
+    rows.push({ name: "get-app-state end to end through serve (tree + screenshot)", p50: percentile(state, 50), p99: percentile(state, 99), unit: "ms", note: `widget-factory page 1; goal <= 25 ms; the helper's get_tree + screenshot sent together: ${percentile(both, 50).toFixed(1)} ms` });
+    // ---- end observation
 
     // ---------------------------------------------------------- one-shot CLI (issue 15): a process per call, as most agent frameworks call it
     const oneShot = (args: string[]) => () => execFileSync(deckhand, [...args, "--json"], { env: env(d, { DECKHAND_STATE_DIR: stateDir }) });
@@ -201,6 +269,10 @@ export async function runLinuxBench(): Promise<Row[]> {
     const freshTree = await time(15, () => freshHelper(d, [["list_windows", { pid: wf.pid }], ["get_tree", treeArgs]]));
     rows.push({ name: "one-shot `get-app-state --no-screenshot` (widget-factory)", p50: percentile(oneState, 50), p99: percentile(oneState, 99), unit: "ms", note: `goal <= the helper's own time + 15 ms: a fresh helper's hello + list_windows + get_tree ${percentile(freshTree, 50).toFixed(1)} ms (difference ${(percentile(oneState, 50) - percentile(freshTree, 50)).toFixed(1)} ms); phases: ${phases(d, stateDir, ["get-app-state", "--app", `pid:${wf.pid}`, "--no-screenshot"])}` });
     h.close();
+
+    // ---- issue 15: observation (a 600+ element tree: a dense web page in Chromium)
+    rows.push(...(await bigTreeRows(d, stateDir, serve, procs)));
+    // ---- end observation
 
     // ---------------------------------------------------------- fixture actions
     const log = join(stateDir, "fixture.jsonl");

@@ -100,7 +100,7 @@ describe("retention deletes deckhand's files only", () => {
     for (let i = 0; i < 35; i++) oldFile(join(root, "screenshots", deckhandShot(i)), 10 + i);
     for (let i = 0; i < 5; i++) oldFile(join(root, "screenshots", `cs_${String(i).padStart(20, "0")}.png`), 5 + i);
     oldFile(join(root, "snapshots", "my-notes.json"), 0, "mine");
-    for (let i = 0; i < 205; i++) oldFile(join(root, "snapshots", `cs_old${String(i).padStart(14, "0")}.json`), 10 + i, "{}");
+    for (let i = 0; i < 225; i++) oldFile(join(root, "snapshots", `cs_old${String(i).padStart(14, "0")}.json`), 10 + i, "{}");
 
     store.save(snap());
 

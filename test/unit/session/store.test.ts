@@ -1,9 +1,10 @@
 // The durable snapshot store: atomic 0600 files, a latest pointer per app that
 // another process sees, bounded retention.
-import { describe, expect, it } from "vitest";
-import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
+import fs, { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
-import { MEMORY_SNAPSHOT_BYTES, MEMORY_SNAPSHOTS, SnapshotStore, writeFileAtomic } from "../../../src/session/store.ts";
+import { MEMORY_SNAPSHOT_BYTES, MEMORY_SNAPSHOTS, pruneSlack, SnapshotStore, STORE_FILE_NAMES, writeFileAtomic } from "../../../src/session/store.ts";
 import { snap, tempDirs } from "./fixtures.ts";
 
 const tmp = tempDirs("deckhand-store-");
@@ -60,7 +61,8 @@ describe("SnapshotStore", () => {
     const root = tmp();
     const store = new SnapshotStore(root);
     const old = Date.now() / 1000 - 1000;
-    for (let i = 0; i < 205; i++) {
+    // More than the 200 kept plus the slack (pruneSlack) allowed between scans.
+    for (let i = 0; i < 225; i++) {
       const p = join(root, "snapshots", `cs_old${String(i).padStart(14, "0")}.json`);
       writeFileSync(p, "{}");
       utimesSync(p, old + i, old + i);
@@ -113,6 +115,50 @@ describe("SnapshotStore", () => {
     expect(held.bytes).toBeLessThanOrEqual(MEMORY_SNAPSHOT_BYTES);
     expect(held.snapshots).toBeLessThan(6);
     expect(held.snapshots).toBeGreaterThan(0);
+  });
+
+  it("retention scans once per slack of writes: up to keep + slack files stay, one more brings it back to keep", () => {
+    const root = tmp();
+    const store = new SnapshotStore(root);
+    expect(pruneSlack(200)).toBe(20);
+    expect(pruneSlack(30)).toBe(3);
+    expect(pruneSlack(5)).toBe(1);
+    const old = Date.now() / 1000 - 1000;
+    const records = () => readdirSync(join(root, "snapshots")).filter((n) => STORE_FILE_NAMES.snapshot.test(n));
+    for (let i = 0; i < 219; i++) {
+      const p = join(root, "snapshots", `cs_old${String(i).padStart(14, "0")}.json`);
+      writeFileSync(p, "{}");
+      utimesSync(p, old + i, old + i);
+    }
+    store.save(snap());
+    expect(records()).toHaveLength(220); // keep + slack: not yet scanned
+    const newest = snap();
+    store.save(newest);
+    const left = records();
+    expect(left).toHaveLength(200);
+    expect(left).toContain(`${newest.snapshotId}.json`);
+    // The 21 oldest went.
+    for (let i = 0; i < 21; i++) expect(left).not.toContain(`cs_old${String(i).padStart(14, "0")}.json`);
+  });
+
+  it("snapshot records are written without fsync, the secure-field memory with it", () => {
+    const root = tmp();
+    const store = new SnapshotStore(root);
+    const calls: string[] = [];
+    const spy = vi.spyOn(fs, "fsyncSync").mockImplementation(() => {
+      calls.push("fsync");
+    });
+    // The store imports fsyncSync by name: make the named export follow the spy.
+    syncBuiltinESMExports();
+    try {
+      store.save(snap());
+      expect(calls).toEqual([]);
+      store.rememberSecure("w", [{ path: [0, 1], identifier: "" }], Date.now() + 1000);
+      expect(calls).toEqual(["fsync"]);
+    } finally {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    }
   });
 
   it("writeFileAtomic replaces content and keeps mode 0600", () => {

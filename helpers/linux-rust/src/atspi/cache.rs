@@ -110,6 +110,10 @@ pub struct ResolveCache {
     /// window-relative extents). A guess like the rest: an app restarted at
     /// the same bus name is a new bus name.
     pub views: HashMap<(String, String), crate::atspi::tree::View>,
+    /// pid -> the application's unique name on the accessibility bus, as
+    /// the registry listed it. A guess: checked with one
+    /// GetConnectionUnixProcessID (`ops::observe::bus_of`) before use.
+    pub buses: HashMap<u32, String>,
 }
 
 impl ResolveCache {
@@ -117,6 +121,22 @@ impl ResolveCache {
         self.frames.clear();
         self.trees.clear();
         self.views.clear();
+        self.buses.clear();
+    }
+
+    pub fn bus(&self, pid: u32) -> Option<String> {
+        self.buses.get(&pid).cloned()
+    }
+
+    pub fn set_bus(&mut self, pid: u32, bus: &str) {
+        if self.buses.len() >= MAX_WINDOWS && !self.buses.contains_key(&pid) {
+            self.buses.clear();
+        }
+        self.buses.insert(pid, bus.to_string());
+    }
+
+    pub fn forget_bus(&mut self, pid: u32) {
+        self.buses.remove(&pid);
     }
 
     pub fn view(&self, bus: &str, frame: &str) -> Option<crate::atspi::tree::View> {

@@ -103,14 +103,12 @@ pub async fn get_matches(a: &A11y, bus: &str, path: &str, rule: &Rule, count: i3
 }
 
 /// Whether Collection.GetMatches may be asked below the application's
-/// objects: not when its cache shows a node that manages its descendants or
-/// claims a huge child count (the toolkit would visit all of them: LibreOffice
-/// Calc's 2^31 cells). Unknown (no cache, or input in flight): allowed.
-pub async fn collection_is_safe(a: &A11y, bus: &str) -> bool {
-    match tree::bulk_items(a, bus).await {
-        Some(Ok(items)) => !items.iter().any(|i| i.huge(MAX_CHILDREN_FOR_HUGE)),
-        _ => true,
-    }
+/// objects, from its cache as read (`tree::model_from_cache`): not when it
+/// shows a node that manages its descendants or claims a huge child count
+/// (the toolkit would visit all of them: LibreOffice Calc's 2^31 cells).
+/// Unknown (no cache, or input in flight): allowed.
+pub fn model_is_safe(m: Option<&tree::Model>) -> bool {
+    m.is_none_or(|m| !m.items.values().any(|i| i.huge(MAX_CHILDREN_FOR_HUGE)))
 }
 
 /// How the focused objects were found.

@@ -7,6 +7,11 @@ pub mod actions;
 pub mod apps;
 pub mod cache;
 pub mod collection;
+// ---- issue 15: observation
+pub mod direct;
+#[cfg(test)]
+mod fake_app;
+// ---- end observation
 pub mod settle;
 pub mod tree;
 pub mod vocabulary;
@@ -71,6 +76,16 @@ pub struct A11y {
     pub conn: zbus::Connection,
     /// None: uncounted (the shared connection); Some: this request's budget.
     budget: Option<Arc<Budget>>,
+    // ---- issue 15: observation
+    /// Calls to this bus name go over this peer-to-peer connection to the
+    /// application (`direct::attach`), not through the bus daemon, at most
+    /// `direct::MAX_IN_FLIGHT` at a time (the semaphore).
+    direct: Option<(Arc<str>, zbus::Connection, Arc<tokio::sync::Semaphore>)>,
+    /// Calls that others wait on (a tree read's structure, before the
+    /// details of what it finds): sent at once on a direct connection,
+    /// ahead of the calls queued for its in-flight slots (`urgent`).
+    urgent: bool,
+    // ---- end observation
 }
 
 /// Where the accessibility bus is: AT_SPI_BUS_ADDRESS, else org.a11y.Bus on
@@ -115,7 +130,7 @@ impl A11y {
             .build()
             .await
             .map_err(|e| Error::new(Code::PermissionDenied, format!("cannot connect to the accessibility bus {address}: {e}")))?;
-        let me = A11y { conn, budget: None };
+        let me = A11y { conn, budget: None, direct: None, urgent: false };
         // Applications (GTK's atk-bridge) expose org.a11y.atspi.Cache only
         // once some client listens for events: register one, rare, event.
         if let Err(e) = me
@@ -130,7 +145,7 @@ impl A11y {
     /// The same connection with a fresh call budget of `limit` calls: every
     /// call made through the copy (and its clones) is counted.
     pub fn budgeted(&self, limit: u32) -> A11y {
-        A11y { conn: self.conn.clone(), budget: Some(Arc::new(Budget { used: AtomicU32::new(0), limit })) }
+        A11y { conn: self.conn.clone(), budget: Some(Arc::new(Budget { used: AtomicU32::new(0), limit })), direct: self.direct.clone(), urgent: false }
     }
 
     /// Calls made (or refused for want of budget) so far through this budget.
@@ -167,11 +182,64 @@ impl A11y {
         B: Serialize + DynamicType,
     {
         self.spend().map_err(CallError::Ours)?;
+        // ---- issue 15: observation
+        if let Some((bus, conn, slots)) = self.direct.as_ref().filter(|(b, _, _)| &**b == dest) {
+            // A bounded number in flight: enough to keep the application
+            // busy answering, never its whole tree's worth of calls queued
+            // in front of its own input and painting.
+            let call = async {
+                let _slot = if self.urgent { None } else { Some(slots.acquire().await) };
+                conn.call_method(Some(dest), path, Some(iface), method, body).await
+            };
+            match tokio::time::timeout(timeout, call).await {
+                Ok(Ok(m)) => return Ok(m),
+                Ok(Err(e @ zbus::Error::MethodError(..))) => return Err(CallError::Bus(e)),
+                Err(_) => return Err(CallError::Ours(Error::timeout(format!("{iface}.{method} on {path} did not answer within {} ms", timeout.as_millis())))),
+                // The socket itself failed (the application exited or
+                // closed it): once more over the bus, whose answer callers
+                // know how to read (ServiceUnknown: the app is gone).
+                Ok(Err(e)) => {
+                    if crate::debug() {
+                        eprintln!("deckhand-helper-linux: direct connection to {bus} failed ({e}); back to the bus");
+                    }
+                    direct::forget(bus);
+                    self.spend().map_err(CallError::Ours)?;
+                }
+            }
+        }
+        // ---- end observation
         match tokio::time::timeout(timeout, self.conn.call_method(Some(dest), path, Some(iface), method, body)).await {
             Ok(r) => r.map_err(CallError::Bus),
             Err(_) => Err(CallError::Ours(Error::timeout(format!("{iface}.{method} on {path} did not answer within {} ms", timeout.as_millis())))),
         }
     }
+
+    // ---- issue 15: observation
+    /// An unbudgeted A11y on `conn` (tests: a fake application's connection).
+    #[cfg(test)]
+    pub fn for_tests(conn: zbus::Connection) -> A11y {
+        A11y { conn, budget: None, direct: None, urgent: false }
+    }
+
+    /// The same connection and budget, with calls to `bus` sent over `conn`
+    /// (a direct connection to that application: `direct::attach`).
+    pub fn with_direct(&self, bus: &str, conn: zbus::Connection, slots: Arc<tokio::sync::Semaphore>) -> A11y {
+        A11y { conn: self.conn.clone(), budget: self.budget.clone(), direct: Some((Arc::from(bus), conn, slots)), urgent: false }
+    }
+
+    /// The same connection, budget and direct connection, its calls sent
+    /// without waiting for an in-flight slot: for the few calls a read's
+    /// next step waits on (each adds at most one to what is in flight, and
+    /// their number is bounded by the caller: the structure repair's rounds).
+    pub fn urgent(&self) -> A11y {
+        A11y { urgent: true, ..self.clone() }
+    }
+
+    /// Whether calls to `bus` go over a direct connection.
+    pub fn is_direct(&self, bus: &str) -> bool {
+        self.direct.as_ref().is_some_and(|(b, _, _)| &**b == bus)
+    }
+    // ---- end observation
 
     /// One method call (counted, at most CALL_TIMEOUT); the reply body is
     /// decoded into `R`.
@@ -243,3 +311,4 @@ mod tests {
         assert_eq!(b.used.load(Ordering::Relaxed), 3, "refusals do not overflow the count");
     }
 }
+

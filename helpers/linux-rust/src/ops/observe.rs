@@ -1,6 +1,7 @@
 //! Read-only ops: permissions, list_apps, list_windows, get_tree,
 //! screenshot, hit_test.
 
+use super::worker::Worker;
 use super::{resolve_frame, Ctx};
 use crate::atspi::actions::{self, At};
 use crate::atspi::cache::FrameEntry;
@@ -8,7 +9,7 @@ use crate::atspi::{self, apps, collection, tree, within, A11y};
 use crate::error::{Code, Error, Result};
 use crate::procfs;
 use crate::wire::messages::*;
-use crate::x11::{capture, windows};
+use crate::x11::{capture, windows, X};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -210,6 +211,24 @@ pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsRe
     ctx.with_x(|x| Ok(ListWindowsResult { windows: windows::list_windows_with_popups(x, a.pid)? }))
 }
 
+/// The accessibility bus name of the application with this pid: the one an
+/// earlier request found, when the bus daemon still says that name belongs
+/// to `pid` (one call: unique names are never reused, so the name is still
+/// that process's connection), else the registry's listing (`apps::find_by_pid`,
+/// a call per application).
+pub async fn bus_of(ctx: &Ctx, a: &A11y, pid: u32) -> Result<String> {
+    let guess = ctx.resolved.borrow().bus(pid);
+    if let Some(bus) = guess {
+        if a.pid_of(&bus).await.ok() == Some(pid) {
+            return Ok(bus);
+        }
+        ctx.resolved.borrow_mut().forget_bus(pid);
+    }
+    let bus = apps::find_by_pid(a, pid).await?;
+    ctx.resolved.borrow_mut().set_bus(pid, &bus);
+    Ok(bus)
+}
+
 /// The X facts of a window that must belong to `pid`.
 fn target_window(ctx: &Ctx, pid: u32, window_id: u32) -> Result<windows::WinInfo> {
     if window_id == 0 {
@@ -230,7 +249,10 @@ pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
     let w = target_window(ctx, args.pid, args.window_id)?;
     // Every call this read makes into the app is counted and bounded.
     let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
-    let bus = apps::find_by_pid(&a, args.pid).await?;
+    let bus = bus_of(ctx, &a, args.pid).await?;
+    // Straight to the application when it offers its own socket (no bus
+    // daemon relaying each of the read's hundreds of calls).
+    let a = atspi::direct::attach(&a, &bus, args.pid).await;
     let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes, clip: Some(w.bounds) };
     let t = tree::read_tree(&a, &bus, &w.title, w.bounds, &lim).await?;
     {
@@ -254,7 +276,8 @@ const SECURE_SEARCH_TIMEOUT: Duration = Duration::from_millis(2000);
 
 /// Secure-field rectangles of one window (empty when its app is not on the
 /// accessibility bus: nothing there can be known). `bus`: the app's bus
-/// name when already looked up (None: not on the bus).
+/// name when already looked up (None: not on the bus); `pid`: its process
+/// (a direct connection is checked to lead to it).
 ///
 /// Collection.GetMatches(role password text) on the window's frame finds
 /// every one, also those the showing-only tree walk never reaches (GTK 3
@@ -263,38 +286,79 @@ const SECURE_SEARCH_TIMEOUT: Duration = Duration::from_millis(2000);
 /// (`collection::locate_secure`, which also places fields GTK gives no
 /// position) is blacked out wherever it touches the image (a box reaching
 /// outside the visible part of a scrolled pane over-redacts, never under).
-/// Without Collection: the showing-tree search (`tree::secure_bounds`).
-async fn secure_rects_for(a: &A11y, bus: Option<&str>, title: &str, bounds: Rect) -> Result<Vec<Rect>> {
+/// Without Collection, or where Collection is not safe to ask (a node
+/// managing its descendants): the showing-tree search (`tree::secure_bounds_in`).
+async fn secure_rects_for(a: &A11y, bus: Option<&str>, pid: Option<u32>, title: &str, bounds: Rect) -> Result<Vec<Rect>> {
     let Some(bus) = bus else { return Ok(Vec::new()) };
-    let cands = tree::frame_candidates(a, bus, None).await?;
+    // Straight to the application when it offers its own socket.
+    let a = match pid {
+        Some(pid) => atspi::direct::attach(a, bus, pid).await,
+        None => a.clone(),
+    };
+    let a = &a;
+    // One Cache.GetItems answers three questions: the frame candidates (the
+    // application root's children), whether Collection may be asked (no node
+    // managing its descendants: `collection::model_is_safe`) and, when not,
+    // the showing tree searched instead.
+    let mut cached = tree::model_from_cache_joined(a, bus).await;
+    let cands = tree::frame_candidates(a, bus, cached.as_ref()).await?;
     let frame = match tree::match_frame(a, bus, &cands, title, bounds).await {
         Ok(f) => f,
         Err(e) if e.code == Code::WindowNotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
-    let via_tree = || async {
-        match tree::secure_bounds(a, bus, title, bounds).await {
-            Ok(r) => Ok(r),
-            Err(e) if e.code == Code::WindowNotFound => Ok(Vec::new()),
-            Err(e) => Err(e),
+    let safe = collection::model_is_safe(cached.as_ref());
+    let via_tree = |cached: Option<tree::Model>| {
+        let frame = frame.clone();
+        async move {
+            match tree::secure_bounds_in(a, bus, cached, &frame, bounds).await {
+                Ok(r) => Ok(r),
+                Err(e) if e.code == Code::WindowNotFound => Ok(Vec::new()),
+                Err(e) => Err(e),
+            }
         }
     };
     // Collection would visit every cell of a huge table: the bounded tree search instead.
-    if !collection::collection_is_safe(a, bus).await {
-        return via_tree().await;
+    if !safe {
+        return via_tree(cached.take()).await;
     }
     match collection::secure_rects(a, bus, &frame, MAX_SECURE_PER_WINDOW).await? {
         Some((mut rects, found)) => {
             if found >= MAX_SECURE_PER_WINDOW as usize {
-                rects.extend(via_tree().await?);
+                rects.extend(via_tree(cached.take()).await?);
             }
             if crate::debug() {
                 eprintln!("deckhand-helper-linux: redact_secure {title:?}: {found} password fields via Collection, {} rects {rects:?}", rects.len());
             }
             Ok(rects)
         }
-        None => via_tree().await,
+        None => via_tree(cached.take()).await,
     }
+}
+
+/// The thread screenshots capture and encode on, with its own X connection
+/// (made on first use, made again after it broke). One per runtime thread,
+/// never dropped.
+fn capture_worker() -> &'static Worker<Option<X>> {
+    thread_local! {
+        static CAPTURE: &'static Worker<Option<X>> = Box::leak(Box::new(Worker::new("capture")));
+    }
+    CAPTURE.with(|w| *w)
+}
+
+/// Run X work on the capture thread's connection, connecting first when
+/// there is none; a broken connection is dropped (the next job reconnects).
+fn own_x<T>(slot: &mut Option<X>, f: impl FnOnce(&mut X) -> Result<T>) -> Result<T> {
+    if slot.is_none() {
+        *slot = Some(X::connect()?);
+    }
+    let r = f(slot.as_mut().expect("connected above"));
+    if let Err(e) = &r {
+        if e.message.starts_with("X connection") {
+            *slot = None;
+        }
+    }
+    r
 }
 
 /// The contract's least max_width.
@@ -333,18 +397,26 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         let mut rects = Vec::new();
         if let Some(a) = &a11y {
             let a = a.as_ref().map_err(|e| e.clone().recode(Code::ScreenshotFailed))?;
-            // The applications on the bus, by pid: one registry listing for
-            // every window (window_id 0 asks for all of them).
+            // Each window's application on the bus (None: not on it, nothing
+            // there can be known): one window's by its pid (`bus_of`), every
+            // window's (window_id 0) from one registry listing.
             let t = SECURE_SEARCH_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
-            let buses: HashMap<u32, String> = within(t, "the accessibility registry", apps::list(a, false))
-                .await?
-                .into_iter()
-                .filter_map(|e| e.pid.map(|p| (p, e.bus)))
-                .collect();
+            let buses: HashMap<u32, String> = if let [w] = targets.as_slice() {
+                match w.pid {
+                    None => HashMap::new(),
+                    Some(pid) => match within(t, "the accessibility registry", bus_of(ctx, a, pid)).await {
+                        Ok(bus) => HashMap::from([(pid, bus)]),
+                        Err(e) if e.code == Code::AppNotFound => HashMap::new(),
+                        Err(e) => return Err(e),
+                    },
+                }
+            } else {
+                within(t, "the accessibility registry", apps::list(a, false)).await?.into_iter().filter_map(|e| e.pid.map(|p| (p, e.bus))).collect()
+            };
             let futs = targets.iter().filter_map(|w| {
                 let bus = buses.get(&w.pid?).map(String::as_str);
                 let t = SECURE_SEARCH_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
-                Some(within(t, "the secure-field search", secure_rects_for(a, bus, &w.title, w.bounds)))
+                Some(within(t, "the secure-field search", secure_rects_for(a, bus, w.pid, &w.title, w.bounds)))
             });
             for r in futures_util::future::join_all(futs).await {
                 rects.extend(r.map_err(|e| {
@@ -355,46 +427,39 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
         }
         Ok::<_, Error>(rects)
     };
-    // Ask AT-SPI and capture at the same time: the capture is synchronous X
-    // work, the secure-field query is in flight meanwhile.
-    let capture = async {
-        let step = ctx.with_x(|x| {
-            if args.window_id == 0 {
-                capture::capture_root(x).map(capture::Step::Done)
-            } else {
-                capture::capture_window(x, args.window_id, deadline)
-            }
-        })?;
-        let img: Result<capture::Image> = match step {
-            capture::Step::Done(img) => Ok(img),
-            capture::Step::Wait(mut p) => loop {
-                // Poll without blocking the runtime: other requests (a tree
-                // read in flight) keep being served meanwhile.
-                tokio::time::sleep(Duration::from_millis(8)).await;
-                match ctx.with_x(|x| p.poll(x)) {
-                    Ok(false) => continue,
-                    Ok(true) => break ctx.with_x(move |x| Ok(p.finish(x))),
-                    Err(e) => {
-                        let _ = ctx.with_x(move |x| {
+    // Ask AT-SPI and capture at the same time, the capture on its own thread
+    // and X connection (`capture_worker`): the runtime keeps sending and
+    // answering accessibility calls meanwhile (the secure-field search, and a
+    // tree read of the same observation: its application is the bottleneck,
+    // and must not sit idle while the helper copies pixels).
+    let window_id = args.window_id;
+    let capture = capture_worker().run(move |slot| {
+        own_x(slot, |x| {
+            let step = if window_id == 0 { capture::capture_root(x).map(capture::Step::Done) } else { capture::capture_window(x, window_id, deadline) }?;
+            let mut img = match step {
+                capture::Step::Done(img) => img,
+                // A window just redirected while covered: poll (this thread
+                // only) until the application repainted it.
+                capture::Step::Wait(mut p) => loop {
+                    std::thread::sleep(Duration::from_millis(8));
+                    match p.poll(x) {
+                        Ok(false) => continue,
+                        Ok(true) => break p.finish(x),
+                        Err(e) => {
                             p.abandon(x);
-                            Ok(())
-                        });
-                        break Err(e);
+                            return Err(e);
+                        }
                     }
-                }
-            },
-        };
-        let mut img = img?;
-        // The app's open menus and lists are windows of their own: put them
-        // on the window's image (before redaction, which covers them too).
-        // The whole screen has them already.
-        let popups = if args.window_id == 0 {
-            None
-        } else {
-            Some(ctx.with_x(|x| capture::composite_popups(x, args.window_id, &mut img))?)
-        };
-        Ok::<_, Error>((img, popups))
-    };
+                },
+            };
+            // The app's open menus and lists are windows of their own: put
+            // them on the window's image (before redaction, which covers them
+            // too). The whole screen has them already.
+            let popups = if window_id == 0 { None } else { Some(capture::composite_popups(x, window_id, &mut img)?) };
+            Ok((img, popups))
+        })
+    });
+    let capture = async { capture.await.and_then(|r| r) };
     let (secure, img) = tokio::join!(secure, capture);
     let (img, popups) = img?;
     let secure = secure?;
@@ -402,11 +467,19 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     let mut rects = args.redact.clone();
     let n_secure = secure.len();
     rects.extend(secure);
-    // Crop to the region, black out, then scale: the result describes the PNG.
-    let (img, redacted, scale) = capture::finish_image(img, args.region, &rects, args.max_width)?;
-    // ---- issue 14: screenshot options
-    let format = super::image_format::write_image(&args.path, &img.rgb, img.width, img.height, format, quality)?;
-    // ---- end screenshot options
+    // Crop to the region, black out, then scale: the result describes the
+    // image file. Encoding is CPU work too: on the capture thread.
+    let (region, max_width, path) = (args.region, args.max_width, args.path.clone());
+    let (img, redacted, scale, format) = capture_worker()
+        .run(move |_| {
+            let (mut img, redacted, scale) = capture::finish_image(img, region, &rects, max_width)?;
+            // ---- issue 14: screenshot options
+            let format = super::image_format::write_image(&path, &img.rgb, img.width, img.height, format, quality)?;
+            // ---- end screenshot options
+            img.rgb = Vec::new();
+            Ok::<_, Error>((img, redacted, scale, format))
+        })
+        .await??;
     if crate::debug() {
         eprintln!(
         "deckhand-helper-linux: screenshot {}x{} via {} (capture {:.1} ms, total {:.1} ms, {} secure fields, {redacted} rects redacted)",

@@ -102,23 +102,47 @@ fn read_raw(x: &mut X, drawable: u32, r: (i16, i16, u16, u16)) -> Result<(Vec<u8
     Ok((reply.data, "getimage"))
 }
 
-/// Convert 32-bit-per-pixel ZPixmap data to packed RGB.
+/// Convert 32-bit-per-pixel ZPixmap data to packed RGB (pixels missing
+/// from a short `raw` stay black).
 pub fn bgrx_to_rgb(raw: &[u8], width: u32, height: u32, lsb_first: bool) -> Vec<u8> {
     let n = width as usize * height as usize;
     let mut out = vec![0u8; n * 3];
-    for (i, px) in raw.chunks_exact(4).take(n).enumerate() {
-        let o = i * 3;
-        if lsb_first {
-            out[o] = px[2];
-            out[o + 1] = px[1];
-            out[o + 2] = px[0];
-        } else {
-            out[o] = px[1];
-            out[o + 1] = px[2];
-            out[o + 2] = px[3];
+    // Zipped exact chunks: no index arithmetic or bounds checks per pixel
+    // (a 1366x741 window: 1 M pixels per screenshot).
+    let pairs = out.chunks_exact_mut(3).zip(raw.chunks_exact(4));
+    if lsb_first {
+        for (o, px) in pairs {
+            o.copy_from_slice(&[px[2], px[1], px[0]]);
+        }
+    } else {
+        for (o, px) in pairs {
+            o.copy_from_slice(&[px[1], px[2], px[3]]);
         }
     }
     out
+}
+
+/// `read_raw` straight to packed RGB: through MIT-SHM the pixels are
+/// converted from the shared segment itself (no copy of the raw image).
+fn read_rgb(x: &mut X, drawable: u32, r: (i16, i16, u16, u16), lsb: bool) -> Result<(Vec<u8>, &'static str)> {
+    let (px, py, w, h) = r;
+    let need = w as usize * h as usize * 4;
+    if x.ext.shm.is_some() && !x.shm_broken && ensure_shm(x, need).is_ok() {
+        let seg = x.shm_seg.as_ref().unwrap();
+        let (sid, addr) = (seg.seg, seg.addr);
+        let reply = x
+            .conn
+            .shm_get_image(drawable, px, py, w, h, !0, ImageFormat::Z_PIXMAP.into(), sid, 0)?
+            .reply()
+            .map_err(|e| failed(format!("shm GetImage: {e}")))?;
+        let size = (reply.size as usize).min(need);
+        // SAFETY: the segment is attached and at least `need` bytes long
+        // (ensure_shm); the server finished writing it (the reply came).
+        let raw = unsafe { std::slice::from_raw_parts(addr, size) };
+        return Ok((bgrx_to_rgb(raw, w as u32, h as u32, lsb), "shm"));
+    }
+    let (raw, how) = read_raw(x, drawable, r)?;
+    Ok((bgrx_to_rgb(&raw, w as u32, h as u32, lsb), how))
 }
 
 fn bpp_for_depth(x: &X, depth: u8) -> Option<u8> {
@@ -184,15 +208,9 @@ pub fn capture_root(x: &mut X) -> Result<Image> {
         return Err(failed(format!("unsupported root depth {depth} (need 32 bits per pixel)")));
     }
     let root = x.root;
-    let (raw, how) = read_raw(x, root, (0, 0, w, h))?;
     let lsb = x.conn.setup().image_byte_order == ImageOrder::LSB_FIRST;
-    Ok(Image {
-        width: w as u32,
-        height: h as u32,
-        origin: (0, 0),
-        rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
-        method: format!("root+{how}"),
-    })
+    let (rgb, how) = read_rgb(x, root, (0, 0, w, h), lsb)?;
+    Ok(Image { width: w as u32, height: h as u32, origin: (0, 0), rgb, method: format!("root+{how}") })
 }
 
 pub enum Step {
@@ -281,10 +299,19 @@ pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Step> {
             .composite_name_window_pixmap(frame, pixmap)?
             .check()
             .map_err(|e| failed(format!("Composite NameWindowPixmap: {e}")))?;
-        let res = read_raw(x, pixmap, rect);
         let origin = (info.bounds.x, info.bounds.y);
+        if !first {
+            // Redirected by an earlier capture: the backing pixmap holds the
+            // window's own current pixels.
+            let res = read_rgb(x, pixmap, rect, lsb);
+            let _ = x.conn.free_pixmap(pixmap);
+            let _ = x.conn.flush();
+            let (rgb, how) = res?;
+            return Ok(Step::Done(Image { width: w as u32, height: h as u32, origin, rgb, method: format!("composite+{how}") }));
+        }
+        let res = read_raw(x, pixmap, rect);
         match res {
-            Ok(first_read) if first && covered_or_offscreen(x, frame).unwrap_or(true) => {
+            Ok(first_read) if covered_or_offscreen(x, frame).unwrap_or(true) => {
                 // The fresh backing pixmap holds what was on screen, including
                 // whatever covered the window; the application repaints those
                 // parts after its Expose. The caller polls (shared-memory
@@ -318,14 +345,8 @@ pub fn capture_window(x: &mut X, win: u32, deadline: Instant) -> Result<Step> {
     if bpp_for_depth(x, geom.depth) != Some(32) {
         return Err(failed(format!("unsupported window depth {}", geom.depth)));
     }
-    let (raw, how) = read_raw(x, win, (0, 0, w, h))?;
-    Ok(Step::Done(Image {
-        width: w as u32,
-        height: h as u32,
-        origin: (info.bounds.x, info.bounds.y),
-        rgb: bgrx_to_rgb(&raw, w as u32, h as u32, lsb),
-        method: format!("window+{how}"),
-    }))
+    let (rgb, how) = read_rgb(x, win, (0, 0, w, h), lsb)?;
+    Ok(Step::Done(Image { width: w as u32, height: h as u32, origin: (info.bounds.x, info.bounds.y), rgb, method: format!("window+{how}") }))
 }
 
 /// Longest wait for a popup covered by another app's window to repaint
@@ -631,7 +652,12 @@ pub fn write_png(path: &str, rgb: &[u8], width: u32, height: u32) -> Result<()> 
             let mut enc = png::Encoder::new(&mut buf, width, height);
             enc.set_color(png::ColorType::Rgb);
             enc.set_depth(png::BitDepth::Eight);
+            // The fastest deflate (fdeflate) with one fixed filter: Paeth
+            // gives the adaptive filter's size here (171 kB for widget-factory's
+            // 1366x741 window, against 170 kB) at two thirds of the time
+            // (1.25 ms against 1.9 ms); Up is faster still but 2.7x larger.
             enc.set_compression(png::Compression::Fast);
+            enc.set_filter(png::Filter::Paeth);
             let mut w = enc.write_header().map_err(|e| failed(format!("PNG header: {e}")))?;
             w.write_image_data(rgb).map_err(|e| failed(format!("PNG encode: {e}")))?;
             w.finish().map_err(|e| failed(format!("PNG finish: {e}")))?;
@@ -665,7 +691,9 @@ pub fn write_file_atomic(path: &str, write: impl FnOnce(&mut std::fs::File) -> R
             failed(format!("cannot create {}: {e}", tmp.display()))
         })?;
         write(&mut file)?;
-        file.sync_data().ok();
+        // No fsync: the file is a fresh observation, read right away and
+        // taken again after a crash; the rename keeps readers from ever
+        // seeing a partial file. (fsync cost 0.3-5 ms per image here.)
         std::fs::rename(&tmp, target).map_err(|e| failed(format!("rename to {path}: {e}")))?;
         Ok(())
     })();
@@ -833,3 +861,4 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
