@@ -11,7 +11,14 @@ import type { OpArgs, OpName } from "../wire/messages.ts";
  * foreground): one process at a time. Ops added elsewhere that do (a paste,
  * activating a window) belong here too.
  */
-export const FOREGROUND_OPS: readonly string[] = Object.freeze(["input", "paste"]);
+export const FOREGROUND_OPS: readonly string[] = Object.freeze([
+  "input",
+  "paste",
+  // ---- issue 15: click
+  // It may send XTest input (a point that is no press-like control).
+  "point_click",
+  // ---- end click
+]);
 
 /**
  * Whether this request takes the foreground: an op of FOREGROUND_OPS, or

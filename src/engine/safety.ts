@@ -8,6 +8,7 @@ import { basename } from "node:path";
 import type { Step } from "../protocol/program.ts";
 import type { Element, SnapshotApp, SnapshotWindow } from "../session/snapshot.ts";
 import { controlSensitivity, isTextLike, sensitiveDefault, stepActivatesElement, stepNeedsFocus, type Control, type PointerFact, type Scene, type StepFacts } from "../policy/sensitive.ts";
+import { NAME_WORDS } from "../policy/sensitive.ts"; // issue 15: click
 
 /** What the confirm decision reads (src/policy/sensitive.ts), for the executor that gathers it (src/program/activation.ts). */
 export type { Control, PointerFact, Scene, StepFacts };
@@ -28,10 +29,19 @@ export interface ConfirmFacts {
   sensitiveDefault(scene: Scene | null | undefined): Control | null;
   /** Why a control's name makes pressing it sensitive, or null. */
   controlSensitivity(name: string | null | undefined): string | null;
+  // ---- issue 15: click
+  /**
+   * The words controlSensitivity finds in names, lowercase, for a helper
+   * that holds a click whose chain has a name containing one (or any name
+   * outside ASCII) until the decision above has seen it. Absent: the
+   * executor reads the point itself before every click.
+   */
+  readonly nameWords?: readonly string[];
+  // ---- end click
 }
 
 /** The policy's rules (src/policy/sensitive.ts) as the seam hands them out. */
-export const POLICY_CONFIRM_FACTS: ConfirmFacts = Object.freeze({ stepNeedsFocus, stepActivatesElement, isTextLike, sensitiveDefault, controlSensitivity });
+export const POLICY_CONFIRM_FACTS: ConfirmFacts = Object.freeze({ stepNeedsFocus, stepActivatesElement, isTextLike, sensitiveDefault, controlSensitivity, nameWords: NAME_WORDS });
 
 /** The policy files in force, for policy-check's report. */
 export interface PolicyFiles {

@@ -63,6 +63,10 @@ export const DEFAULT_DEADLINES: Record<OpName, number> = {
   launch_status: 5_000,
   window_op: 10_000,
   // ---- end lifecycle
+  // ---- issue 15: click
+  // A hit test and one click (GTK 4 and Qt hold the button 12 ms), or one accessibility press.
+  point_click: 10_000,
+  // ---- end click
 };
 
 /** Input step kinds that move or press the pointer, and those that press keys. */

@@ -36,6 +36,19 @@ const INVISIBLE = /[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g;
 // Pressing a control named "Quit" is quitting the app.
 const QUIT_RE = /(?<![\p{L}\p{N}])quit(?![\p{L}\p{N}])/iu;
 
+// ---- issue 15: click
+/**
+ * Every word controlSensitivity finds in a name (SENSITIVE_WORDS and
+ * "quit"), lowercase: a helper that checks names itself before a click
+ * (point_click's hold_words) holds every name that contains one of them as
+ * an ASCII case-insensitive substring, or has a character outside ASCII, and
+ * leaves the decision to controlSensitivity then. On an ASCII name a whole
+ * word is such a substring, so no name this decision would confirm passes
+ * (test/unit/click-hold-words.test.ts).
+ */
+export const NAME_WORDS: readonly string[] = Object.freeze([...SENSITIVE_WORDS, "quit"]);
+// ---- end click
+
 /** The sensitive word in a control's name, or null. */
 export function sensitiveWord(name: string): string | null {
   const clean = name.normalize("NFKC").replace(INVISIBLE, "");

@@ -16,7 +16,7 @@ import type { Plan } from "./plan.ts";
 
 const TREE_LIMITS = { max_depth: 64, max_children: 1000, max_nodes: 5000 } as const;
 
-function controlOfNode(n: WireNode): Control {
+export function controlOfNode(n: WireNode): Control {
   return { role: n.role, name: n.name, states: n.states, actions: [...new Set(n.actions.map((a) => a.name))], index: null };
 }
 
@@ -163,21 +163,50 @@ async function controlAt(engine: HelperPort & SafetyPort, app: ResolvedApp, x: n
     const { result } = await supervisor.request("hit_test", { x, y });
     if (result.pid !== app.pid) return null;
     const n = result.node;
-    if (n && (rules.controlSensitivity(n.name) || (n.name && n.actions.length))) return controlOfNode(n);
+    if (n && settlesOnNode(rules, n)) return controlOfNode(n);
     if (result.window_id === null) return n ? controlOfNode(n) : null;
     // issue 14: OCR. An app without a tree has no nodes to read around the point (liveScene's rule).
     if (!app.accessible) return n ? controlOfNode(n) : null;
+    if (!n) return await controlAroundPoint(engine, app, x, y, result.window_id);
     // The controls around a hit node are its ancestors: no deeper node is needed (a window's
-    // lists and documents below them are not read). Without a node, whatever holds the point.
-    const nodes = await windowNodes(engine, app, result.window_id, n ? Math.max(0, n.path.length - 1) : undefined);
-    const around = n
-      ? nodes.filter((a) => a.path.length > 0 && isPrefix(a.path, n.path) && a.actions.length).sort((p, q) => q.path.length - p.path.length)
-      : nodes.filter((a) => a.path.length > 0 && a.actions.length && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);
-    const named = around.find((a) => rules.controlSensitivity(a.name)) ?? around[0];
-    return named ? controlOfNode(named) : n ? controlOfNode(n) : null;
+    // lists and documents below them are not read).
+    const nodes = await windowNodes(engine, app, result.window_id, Math.max(0, n.path.length - 1));
+    return controlOfChain(rules, n, nodes.filter((a) => isPrefix(a.path, n.path)));
   }
   if (windowId === null || !app.accessible) return null;
   const under = (await windowNodes(engine, app, windowId)).filter((a) => a.path.length > 0 && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);
   const hit = under.find((a) => rules.controlSensitivity(a.name)) ?? under[0];
   return hit ? controlOfNode(hit) : null;
+}
+
+type Rules = SafetyPort["safety"]["confirmFacts"];
+
+/** The hit node itself decides: its name is sensitive, or it is a named control of its own. */
+function settlesOnNode(rules: Rules, n: WireNode): boolean {
+  return rules.controlSensitivity(n.name) !== null || (n.name !== "" && n.actions.length > 0);
+}
+
+/**
+ * The control a point's hit node stands for, from the node and its
+ * ancestors (any order; the window root is left out): the node when it
+ * settles it, else the nearest actionable ancestor, a sensitive one first,
+ * else the node itself.
+ */
+export function controlOfChain(rules: Rules, n: WireNode, ancestors: readonly WireNode[]): Control {
+  if (settlesOnNode(rules, n)) return controlOfNode(n);
+  const around = ancestors.filter((a) => a.path.length > 0 && isPrefix(a.path, n.path) && a.actions.length).sort((p, q) => q.path.length - p.path.length);
+  const named = around.find((a) => rules.controlSensitivity(a.name)) ?? around[0];
+  return controlOfNode(named ?? n);
+}
+
+/**
+ * A point the hit test found no node at, in a window of an app with a tree:
+ * the actionable nodes of the window whose bounds hold it, the deepest (a
+ * sensitive one first); null when none does.
+ */
+export async function controlAroundPoint(engine: HelperPort & SafetyPort, app: ResolvedApp, x: number, y: number, windowId: number): Promise<Control | null> {
+  const rules = engine.safety.confirmFacts;
+  const around = (await windowNodes(engine, app, windowId)).filter((a) => a.path.length > 0 && a.actions.length && contains(a.bounds, x, y)).sort((p, q) => q.path.length - p.path.length);
+  const named = around.find((a) => rules.controlSensitivity(a.name)) ?? around[0];
+  return named ? controlOfNode(named) : null;
 }

@@ -29,6 +29,10 @@ import { restoreTargetWindow } from "./restore.ts";
 // ---- issue 14: OCR
 import { withOcrText } from "./ocr-point.ts";
 // ---- end OCR
+// ---- issue 15: click
+import { pointStep, type PointConfirm } from "./point-click.ts";
+import type { StepFacts } from "../engine/safety.ts";
+// ---- end click
 
 export interface StepReceipt {
   index: number;
@@ -268,14 +272,14 @@ export async function runProgram(
       if (indices.length && i > 0) checkCurrent(snapshot!, app, { windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
       if (elementIndex !== null) element = lookupElement(snapshot!, elementIndex);
       const named = elementIndex === null && indices.length ? { elements: indices.map((n) => lookupElement(snapshot!, n)), windowId: snapshot!.window.windowId } : undefined;
-      const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined, named);
+      const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined, named, windows);
       for (const cap of capabilityFor(plan)) requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
       let facts = await activationFacts(engine, { app, step, plan, element: planElement, snapshot, windowId });
       if (plan.kind === "input" && plan.ocr) facts = withOcrText(facts, plan.ocr, engine.safety.confirmFacts); // issue 14: OCR
       await engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: planElement, command: opts.command, facts });
-      const foreground = plan.kind === "input" || plan.kind === "paste" || (plan.kind === "element" && plan.then !== undefined);
+      const foreground = plan.kind === "input" || plan.kind === "paste" || plan.kind === "point" || (plan.kind === "element" && plan.then !== undefined);
       if (foreground && !engine.safety.foregroundGranted()) {
         throw new DeckhandError("FOREGROUND_REQUIRED", `${step.action} here needs the real pointer or keyboard (foreground input), which the operator has not granted`, {
           details: { action: step.action },
@@ -288,7 +292,10 @@ export async function runProgram(
       if (engine.safety.checkUrl) await checkBrowserUrl(engine, app, windowId);
       // The decision is on record before anything is sent; if it cannot be, nothing is sent.
       engine.safety.audit({ event: "decision", command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
-      receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0, keys);
+      // issue 15: click. A point click the helper held (a name under the point may be sensitive): the decision sees what is there.
+      const confirm = (pointFacts: StepFacts, pointElement: Element | null) =>
+        engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: pointElement, command: opts.command, facts: pointFacts });
+      receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0, keys, confirm);
       engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
     } catch (err0) {
       let err = asUnverified(err0, engine.permissionsUnknown);
@@ -333,8 +340,16 @@ export async function runProgram(
   return { receipt, failure };
 }
 
-/** Bounds of the post-action wait: quiet for SETTLE_QUIET_MS, at most SETTLE_MAX_MS. */
-export const SETTLE_QUIET_MS = 100;
+/**
+ * Bounds of the post-action wait: quiet for SETTLE_QUIET_MS, at most
+ * SETTLE_MAX_MS. The helper's wait starts and ends with a round trip to the
+ * app (helpers/linux-rust/src/atspi/settle.rs): what the app did before it
+ * answered is counted without waiting for it, so the window only covers
+ * work it defers (an idle callback, the next frame or two: GTK's window
+ * activation state came 25-32 ms after the keys that caused it, measured
+ * live). 100 ms was most of a five-step program's time (issue 15).
+ */
+export const SETTLE_QUIET_MS = 40;
 export const SETTLE_MAX_MS = 500;
 
 /**
@@ -368,8 +383,19 @@ async function resolveWindowFor(engine: HelperPort, app: ResolvedApp, program: P
   }
 }
 
-async function dispatch(engine: HelperPort & CancelSignal & SafetyPort & StorePort, plan: Plan, step: Step, index: number, elementIndex: number | null, app: ResolvedApp, windowId: number, keys: KeyboardState): Promise<StepReceipt> {
+async function dispatch(
+  engine: HelperPort & CancelSignal & SafetyPort & StorePort,
+  plan: Plan,
+  step: Step,
+  index: number,
+  elementIndex: number | null,
+  app: ResolvedApp,
+  windowId: number,
+  keys: KeyboardState,
+  confirm: PointConfirm,
+): Promise<StepReceipt> {
   const base = { index, action: step.action, elementIndex } as const;
+  if (plan.kind === "point") return { ...base, ...(await pointStep(engine, plan, app, confirm)) }; // issue 15: click
   // ---- issue 13: clipboard
   if (plan.kind === "paste") return { ...base, status: "completed", ...(await pasteStep(engine, plan, step, app, windowId, () => focusGuard(engine.safety, app, windowId, keys))) };
   // ---- end clipboard

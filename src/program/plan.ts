@@ -11,6 +11,8 @@ import type { ResolvedApp } from "../engine/resolve.ts";
 import type { SnapshotStore } from "../session/store.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 import { assertPointInScope, outsideTarget, pointerScope, type PointerScope } from "./pointer.ts";
+import { appPointerScope } from "./pointer.ts"; // issue 15: click
+import type { WireWindow } from "../wire/messages.ts"; // issue 15: click
 import { dragMotion, liveDragEnds, type DropCheck } from "./element-drag.ts";
 // ---- issue 14: OCR
 import { isOcrElement, ocrClickPoint, refuseOcrAction } from "./ocr-point.ts";
@@ -50,6 +52,16 @@ export type Plan =
       // ---- end OCR
     }
   | { kind: "wait"; ms: number }
+  // ---- issue 15: click
+  /**
+   * A granted click at a point in one helper request (point_click): the
+   * helper checks the window there against the guard, holds the click when
+   * a name under the point may be sensitive (`words`: the confirm decision
+   * then sees the chain, src/program/point-click.ts), presses a press-like
+   * node (`press`) or sends the click as input.
+   */
+  | { kind: "point"; x: number; y: number; button: "left" | "right" | "back" | "forward"; count: number; guard: PointerScope; words: readonly string[]; press: boolean }
+  // ---- end click
   // ---- issue 13: clipboard
   /** Text through the clipboard (the helper's paste op: own it, send the chord under the focus guard, restore). */
   | { kind: "paste"; element: Element | null; text: string; selection: "clipboard" | "primary"; restore: boolean; chord: string[] };
@@ -132,6 +144,8 @@ export async function planStep(
   app: ResolvedApp,
   actionPairs?: readonly NodeAction[],
   named?: NamedElements,
+  /** issue 15: click. The target's windows as the program listed them (a point click plans without listing again). */
+  appWindows?: readonly WireWindow[],
 ): Promise<Plan> {
   // ---- issue 14: OCR (text read from the image is clicked by point, nothing else; src/program/ocr-point.ts)
   refuseOcrAction(step, element, named?.elements);
@@ -143,7 +157,7 @@ export async function planStep(
   switch (step.action) {
     case "click":
       if (element) return { kind: "element", action: "click", element };
-      return await planPointClick(engine, step, app, await pointerScope(engine, app));
+      return (await planOneRequestClick(engine, step, app, appWindows)) ?? (await planPointClick(engine, step, app, await pointerScope(engine, app)));
     case "set-value":
       return { kind: "element", action: "set_value", element: element!, text: step.value };
     case "type-text":
@@ -315,6 +329,40 @@ async function planPointClick(engine: HelperPort & StorePort, step: Extract<Step
   return input;
 }
 
+// ---- issue 15: click
+/**
+ * A point click as one point_click request, when everything it decides can
+ * be decided by the helper with what is sent: the helper has the op, the
+ * operator granted foreground input (the op may send it), the safety seam
+ * hands out the words its confirm decision finds in names, the target's
+ * windows are listed already, and the click is plain (no keys held, not the
+ * middle button, whose paste needs a secure-field check first). Else null:
+ * the separate requests (planPointClick). Points outside the target's own
+ * windows are refused here, nothing asked of the helper.
+ */
+async function planOneRequestClick(engine: HelperPort & SafetyPort, step: Extract<Step, { action: "click" }>, app: ResolvedApp, appWindows: readonly WireWindow[] | undefined): Promise<Plan | null> {
+  const { hello } = await engine.helper();
+  const words = engine.safety.confirmFacts.nameWords;
+  const button = step.button ?? "left";
+  if (!hello.capabilities.point_click?.supported || !engine.safety.foregroundGranted() || !words || !appWindows?.length) return null;
+  if (button === "middle" || (step.modifiers?.length ?? 0) > 0) return null;
+  const guard = appPointerScope(engine.safety, app, appWindows);
+  assertPointInScope(guard, step.x!, step.y!, `the point (${step.x}, ${step.y})`);
+  const count = step.count ?? 1;
+  return {
+    kind: "point",
+    x: step.x!,
+    y: step.y!,
+    button,
+    count,
+    guard,
+    // Only left and middle buttons can press a control (the decision's rule); an app without a tree has no names.
+    words: button === "left" && app.accessible ? words : [],
+    press: button === "left" && count === 1,
+  };
+}
+// ---- end click
+
 /**
  * A middle-button press pastes the X primary selection into what is under
  * the pointer: never into a secure field (the helper's flag, a password role,
@@ -377,5 +425,6 @@ export function capabilityFor(plan: Plan): string[] {
   // ---- issue 13: clipboard
   if (plan.kind === "paste") return ["clipboard.paste", "input.keyboard", "input.focus_guard", ...(plan.element ? ["action.focus", "focused_element"] : [])];
   // ---- end clipboard
+  if (plan.kind === "point") return ["point_click"]; // issue 15: click
   return [];
 }

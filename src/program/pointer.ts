@@ -42,6 +42,28 @@ export async function pointerScope(engine: HelperPort & SafetyPort, app: Resolve
   return { pid: app.pid, allowed, windows: result.windows, denied };
 }
 
+// ---- issue 15: click
+/**
+ * pointerScope from the target's own windows, already listed (the program's
+ * window resolution): no second listing. Other apps' windows are not in it,
+ * so pointVerdict here only refuses what the target's windows show (a point
+ * over none of them, or over a window policy denies); what another app's
+ * window covers, the helper's guard refuses before sending anything (the
+ * point_click op checks the window at the point first).
+ */
+export function appPointerScope(safety: Safety, app: ResolvedApp, appWindows: readonly WireWindow[]): PointerScope {
+  const allowed: number[] = [];
+  const denied = new Map<number, { source: string; rule: string }>();
+  for (const w of appWindows) {
+    if (w.pid !== app.pid) continue;
+    const d = judgeWindow(safety, app, w);
+    if (d.decision === "allow") allowed.push(w.window_id);
+    else denied.set(w.window_id, { source: d.source, rule: d.rule });
+  }
+  return { pid: app.pid, allowed, windows: appWindows.filter((w) => w.pid === app.pid), denied };
+}
+// ---- end click
+
 function judgeWindow(safety: Safety, app: ResolvedApp, w: WireWindow): { decision: "allow" | "deny"; source: string; rule: string } {
   if (safety.decideApp) return safety.decideApp(app, { title: w.title });
   try {

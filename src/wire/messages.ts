@@ -29,7 +29,19 @@ import { lazyTable } from "../lazy-table.ts";
 // 2.2 (issue 14): screenshot's format (png, jpeg, webp) and quality, and the
 // format written in its result (capability screenshot.formats); a 2.1 helper
 // writes PNG only, and a request for JPEG or WebP is refused before it is sent.
-export const PROTOCOL_VERSION = [2, 2] as const;
+// ---- issue 15: click
+// 2.3 (issue 15): point_click (capability point_click): one op that
+// hit-tests a point, checks the window there against the pointer guard and the
+// names of the node there and its ancestors against the confirm decision's
+// words, and clicks (an accessibility press for a press-like node, else
+// XTest), or holds (sends nothing) and reports the chain. A 2.2 helper lacks
+// it: the orchestrator hit-tests, reads and sends input in separate requests.
+// settle's quiet window opens after a round trip to the app and closes with
+// one (what the app sent before answering counts at once), so the
+// orchestrator asks a shorter window; a 2.2 helper's plain window is only
+// shorter.
+// ---- end click
+export const PROTOCOL_VERSION = [2, 3] as const;
 /** Frames larger than this are refused unless the helper's hello lowers it. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -138,6 +150,11 @@ export const CAPABILITY_KEYS = Object.freeze([
   // menu_close: close a menu opened through accessibility, through accessibility.
   "menu_close",
   // ---- end menus
+
+  // ---- issue 15: click
+  // point_click: hit-test, guard, name check and click of a point in one op (2.3).
+  "point_click",
+  // ---- end click
 ] as const);
 export type CapabilityKey = (typeof CAPABILITY_KEYS)[number];
 
@@ -775,6 +792,78 @@ export const OPS = lazyTable({
       result: z.object({ closed: z.boolean(), method: z.string().nullable() }),
     }) as const,
   // ---- end menus
+
+  // ---- issue 15: click
+  point_click: () =>
+    ({
+      mutates: true,
+      capability: "point_click",
+      /**
+       * 2.3: a click at a screen point, decided and sent in one request. The
+       * helper finds the top-level window at the point (the X server's own
+       * hit test, as the pointer guard does); it must be one of `windows` and
+       * belong to `pid`, else POLICY_DENIED "point-outside-target" and nothing
+       * is sent. It hit-tests the point through accessibility (the node there,
+       * and the chain of its ancestors up to the window's root). Then, in this
+       * order: with `expect`, the chain must still be that one (path, native
+       * role and name of every level below the root), else it holds
+       * ("changed"); without it, when the name of the node or of an ancestor
+       * below the root may contain one of `hold_words` (ASCII case-insensitive
+       * substring; any name with a character outside ASCII counts as may), it
+       * holds ("name"), and with hold_words and no node at the point it holds
+       * ("unknown"). Holding sends nothing and reports the chain (`ancestors`
+       * with full nodes). Else it clicks: with `press`, a left single click on
+       * a node whose neutral role is one of press.roles and whose first action
+       * is one of press.actions runs that node's press-like action through
+       * accessibility (route accessibility, as element_action click); anything
+       * else is XTest input (move, `count` clicks of `button`, the pointer put
+       * back when `restore_pointer`), every event under the pointer guard
+       * {pid, windows} (route foreground_input). The window test is the
+       * pointer guard's: one of `windows`, or an override-redirect popup
+       * (menu, tooltip) of `pid`.
+       */
+      args: z.object({
+        x: int,
+        y: int,
+        pid: uint,
+        button: z.enum(["left", "right", "middle", "back", "forward"]),
+        count: z.number().int().min(1).max(3),
+        /** The target's windows policy allows (the pointer guard's). */
+        windows: z.array(uint),
+        /** Route a left single click on a press-like node through accessibility; null: always input. */
+        press: z.object({ roles: z.array(z.string()), actions: z.array(z.string()) }).nullable(),
+        /** Hold when a name in the chain may contain one of these (lowercase ASCII); [] never holds on names. */
+        hold_words: z.array(z.string()),
+        /** After a hold: the chain (node last) the click is for; any difference holds ("changed"). */
+        expect: z.array(z.object({ path: z.array(uint), native_role: z.string(), name: z.string() })).nullable(),
+        restore_pointer: z.boolean(),
+      }),
+      result: z.object({
+        /** What happened: "pressed" (accessibility), "clicked" (input), "held" (nothing sent). */
+        outcome: z.enum(["pressed", "clicked", "held"]),
+        /**
+         * Why it held: "name" (a name in the chain may hold a word), "changed"
+         * (the chain is not `expect`), "unknown" (hold_words given and no
+         * node at the point: nothing to judge it by).
+         */
+        held: z.enum(["name", "changed", "unknown"]).nullable(),
+        /** The window at the point (one of `windows`). */
+        window_id: uint,
+        /** The node at the point (null: none, e.g. an app without a tree). */
+        node: WireNode.nullable(),
+        /**
+         * When it held: the node's ancestors below the window's root,
+         * outermost first, as full nodes (what the confirm decision reads).
+         * Otherwise empty (only their names were read, for the check).
+         */
+        ancestors: z.array(WireNode),
+        /** pressed: the platform action that ran, and its read-back. */
+        native_action: z.string().nullable(),
+        verified: z.boolean().nullable(),
+        verification: z.string().nullable(),
+      }),
+    }) as const,
+  // ---- end click
 });
 
 export type OpName = keyof typeof OPS;

@@ -23,7 +23,7 @@ export const VECTORS: Vector[] = [
   {
     name: "hello",
     description: "first frame from a helper",
-    message: { type: "hello", protocol: [2, 2], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
+    message: { type: "hello", protocol: [2, 3], helper: { name: "deckhand-helper-linux", version: "0.1.0", platform: "linux", backend: "atspi+x11" }, capabilities: caps, limits: { max_frame_bytes: 16777216 } },
   },
   { name: "request-permissions", description: "a request with empty args", op: "permissions", message: { type: "request", id: 1, op: "permissions", deadline_ms: 5000, args: {} } },
   {
@@ -426,4 +426,100 @@ export const VECTORS: Vector[] = [
     message: { type: "response", id: 27, ok: true, result: { path: "/tmp/state/screenshots/shot_x.webp", width: 300, height: 200, origin: { x: 110, y: 100 }, scale: 1, method: "composite+shm+crop", redacted: 0, popups: 0, format: "webp" } },
   },
   // ---- end screenshot options
+  // ---- issue 15: click (protocol 2.3)
+  {
+    name: "request-point-click",
+    description: "a granted left click at a point: press a press-like node, hold on a possibly sensitive name (2.3)",
+    op: "point_click",
+    message: {
+      type: "request",
+      id: 28,
+      op: "point_click",
+      deadline_ms: 10000,
+      args: {
+        x: 608,
+        y: 404,
+        pid: 4242,
+        button: "left",
+        count: 1,
+        windows: [2097153, 2097154],
+        press: { roles: ["button", "checkbox"], actions: ["press", "toggle"] },
+        hold_words: ["delete", "send", "quit"],
+        expect: null,
+        restore_pointer: true,
+      },
+    },
+  },
+  {
+    name: "response-point-click-clicked",
+    description: "XTest click on a canvas: nothing was held, the pointer put back (2.3)",
+    op: "point_click",
+    message: {
+      type: "response",
+      id: 28,
+      ok: true,
+      result: {
+        outcome: "clicked",
+        held: null,
+        window_id: 2097153,
+        node: { path: [0, 1, 1, 1, 0], role: "other", native_role: "drawing area", name: "Canvas", description: "", value: null, states: ["enabled", "visible"], bounds: { x: 588, y: 384, width: 282, height: 120 }, actions: [], identifier: "canvas", secure: false, child_count: 0 },
+        ancestors: [],
+        native_action: null,
+        verified: null,
+        verification: null,
+      },
+      receipt: { delivery: "submitted", route: "foreground_input", cleanup: { keys_released: true, buttons_released: true, pointer_restored: true } },
+    },
+  },
+  {
+    name: "request-point-click-expect",
+    description: "the click after a confirmation: only if the chain is still the confirmed one (2.3)",
+    op: "point_click",
+    message: {
+      type: "request",
+      id: 29,
+      op: "point_click",
+      deadline_ms: 10000,
+      args: {
+        x: 60,
+        y: 70,
+        pid: 4242,
+        button: "left",
+        count: 1,
+        windows: [2097153],
+        press: null,
+        hold_words: [],
+        expect: [
+          { path: [0], native_role: "panel", name: "" },
+          { path: [0, 2], native_role: "push button", name: "Delete" },
+        ],
+        restore_pointer: true,
+      },
+    },
+  },
+  {
+    name: "response-point-click-held",
+    description: "held on a name that may be sensitive: nothing sent, the chain as full nodes (2.3)",
+    op: "point_click",
+    message: {
+      type: "response",
+      id: 30,
+      ok: true,
+      result: {
+        outcome: "held",
+        held: "name",
+        window_id: 2097153,
+        node: { path: [0, 2, 0], role: "image", native_role: "icon", name: "", description: "", value: null, states: ["enabled", "visible"], bounds: { x: 52, y: 62, width: 16, height: 16 }, actions: [], identifier: "", secure: false, child_count: 0 },
+        ancestors: [
+          { path: [0], role: "container", native_role: "panel", name: "", description: "", value: null, states: ["enabled", "visible"], bounds: rect, actions: [], identifier: "", secure: false, child_count: 3 },
+          { path: [0, 2], role: "button", native_role: "push button", name: "Delete", description: "", value: null, states: ["enabled", "visible", "focusable"], bounds: { x: 50, y: 60, width: 80, height: 24 }, actions: [{ name: "press", native: "click" }], identifier: "delete-button", secure: false, child_count: 1 },
+        ],
+        native_action: null,
+        verified: null,
+        verification: null,
+      },
+      receipt: { delivery: "not_dispatched", route: "foreground_input", cleanup: cleanupNone },
+    },
+  },
+  // ---- end click
 ];

@@ -70,6 +70,10 @@ export interface Sandbox {
     menuButton?: boolean;
     /** hit_test answers an unnamed, actionless part of the control under the point (issue 15). */
     hitLeaf?: boolean;
+    // ---- issue 15: click
+    /** point_click / hit_test see these names instead of the tree's, by path ("1": the Delete button). */
+    pointNames?: Record<string, string>;
+    // ---- end click
     /** process_name per pid (list_apps), overriding the executable's basename. */
     processNames?: Record<string, string | null>;
     /** Pids whose executable the helper reports deleted. */

@@ -90,7 +90,7 @@ describe("deckhand helper check (CLI)", () => {
   it("a conforming helper: a table with one row per check, PASS, exit 0", async () => {
     const r = await cliRun(["helper", "check", "--helper", BROKEN], { BROKEN_HELPER_MODE: "max-frame:65536" });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^deckhand helper check: .*broken-helper\.mjs\nhelper: broken-helper 0\.0\.1 \(fake, scripted\), protocol 2\.0 \(deckhand 2\.2\)\n/);
+    expect(r.stdout).toMatch(/^deckhand helper check: .*broken-helper\.mjs\nhelper: broken-helper 0\.0\.1 \(fake, scripted\), protocol 2\.0 \(deckhand 2\.3\)\n/);
     expect(r.stdout).toMatch(/\nCHECK +RESULT +REASON\n/);
     expect(r.stdout).toMatch(/\nop\.get_tree +pass +window \d+ "Broken Window": 4 nodes/);
     expect(r.stdout).toMatch(/\nop\.set_accessibility +skip +claimed; not sent/);
@@ -101,7 +101,7 @@ describe("deckhand helper check (CLI)", () => {
   it("a helper of another major: exit 1, the protocol row names both versions, the rest is not run", async () => {
     const r = await cliRun(["helper", "check", "--helper", BROKEN], { BROKEN_HELPER_MODE: "wrong-major" });
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/\nhandshake\.protocol +fail +the helper speaks protocol 1\.2, deckhand 2\.2: the major differs/);
+    expect(r.stdout).toMatch(/\nhandshake\.protocol +fail +the helper speaks protocol 1\.2, deckhand 2\.3: the major differs/);
     expect(r.stdout).toMatch(/\nop\.list_apps +skip +not run: the protocol major differs\n/);
     expect(r.stdout).toMatch(/\nFAIL: /);
     expect(r.stdout).toMatch(/helper stderr \(last lines\):\n {2}broken-helper \d+ starting \(wrong-major\)/);

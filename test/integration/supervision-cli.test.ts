@@ -32,8 +32,8 @@ describe("supervision through the CLI", () => {
     const sb = sandbox();
     const r = await cli(sb, ["get-app-state", "--app", "fixture-app"], { mode: "wrong-major" });
     const e = expectError(r, "get-app-state", "HELPER_INCOMPATIBLE");
-    expect(e.message).toMatch(/1\.2.*2\.2/);
-    expect(e.details).toMatchObject({ helperProtocol: "1.2", deckhandProtocol: "2.2" });
+    expect(e.message).toMatch(/1\.2.*2\.3/);
+    expect(e.details).toMatchObject({ helperProtocol: "1.2", deckhandProtocol: "2.3" });
   });
 
   it("crash once on get_tree -> get-app-state succeeds; two get_tree from two helpers", async () => {

@@ -46,6 +46,9 @@ function argsFor(sb: Sandbox): { [O in OpName]: OpArgs<O> } {
     launch_status: { pid: 4242 },
     window_op: { window_id: FIXTURE_WINDOW, op: "activate" },
     // ---- end lifecycle
+    // ---- issue 15: click
+    point_click: { x: 700, y: 500, pid: 4242, button: "left", count: 1, windows: [FIXTURE_WINDOW], press: null, hold_words: [], expect: null, restore_pointer: true },
+    // ---- end click
   };
 }
 
@@ -65,6 +68,7 @@ describe("capability gate", () => {
         // ---- issue 13: app lifecycle
         "launch", "launch_status", "list_installed", "window_op",
         // ---- end lifecycle
+        "point_click", // issue 15: click
       ].sort(),
     );
   });

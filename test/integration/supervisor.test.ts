@@ -37,7 +37,7 @@ describe("handshake", () => {
     const sb = sandbox();
     const { sup } = supervise(sb, "");
     const hello = await sup.start();
-    expect(hello.protocol).toEqual([2, 2]);
+    expect(hello.protocol).toEqual([2, 3]);
     expect(hello.helper.name).toBe("fake-helper");
     expect(sup.isSupported("action.click")).toBe(true);
     expect(sup.isSupported("get_tree.cache_bulk")).toBe(false);
@@ -84,8 +84,8 @@ describe("handshake", () => {
     const err = await rejection(sup.request("element_action", CLICK_OK));
     expect(err.code).toBe("HELPER_INCOMPATIBLE");
     expect(err.message).toContain("1.2");
-    expect(err.message).toContain("2.2");
-    expect(err.details).toMatchObject({ helperProtocol: "1.2", deckhandProtocol: "2.2" });
+    expect(err.message).toContain("2.3");
+    expect(err.details).toMatchObject({ helperProtocol: "1.2", deckhandProtocol: "2.3" });
     expect(sb.requests()).toEqual([]);
   });
 
@@ -94,7 +94,7 @@ describe("handshake", () => {
     const { sup } = supervise(sb, "future-major");
     const err = await rejection(sup.request("list_apps", {}));
     expect(err.code).toBe("HELPER_INCOMPATIBLE");
-    expect(err.details).toMatchObject({ helperProtocol: "3.0", deckhandProtocol: "2.2" });
+    expect(err.details).toMatchObject({ helperProtocol: "3.0", deckhandProtocol: "2.3" });
     expect(sb.requests()).toEqual([]);
   });
 
@@ -114,7 +114,7 @@ describe("handshake", () => {
     expect(sup.stats.crashes).toBe(0);
   });
 
-  it("a newer minor (2.3) whose hello has a field 2.2 does not know is accepted", async () => {
+  it("a newer minor (2.4) whose hello has a field 2.3 does not know is accepted", async () => {
     const sb = sandbox();
     const script = join(sb.dir, "minor-helper.mjs");
     writeFileSync(
@@ -123,16 +123,16 @@ describe("handshake", () => {
 import { Packr } from ${JSON.stringify(require.resolve("msgpackr"))};
 const packr = new Packr({ useRecords: false });
 const send = (m) => { const b = packr.pack(m); const h = Buffer.alloc(4); h.writeUInt32BE(b.length); process.stdout.write(Buffer.concat([h, b])); };
-send({ type: "hello", protocol: [2, 3], helper: { name: "minor", version: "2.3.0", platform: "fake", backend: "x" },
+send({ type: "hello", protocol: [2, 4], helper: { name: "minor", version: "2.4.0", platform: "fake", backend: "x" },
   capabilities: { list_apps: { supported: true, verified: "vectors" }, "future.cap": { supported: true, verified: "live" } },
-  limits: { max_frame_bytes: 1048576, max_future: 1 }, session: { id: "new in 2.3" } });
+  limits: { max_frame_bytes: 1048576, max_future: 1 }, session: { id: "new in 2.4" } });
 process.stdin.on("data", () => {}); process.stdin.on("end", () => process.exit(0));
 `,
     );
     chmodSync(script, 0o755);
     const sup = start(sb, "", { path: script, env: sb.env(), helloTimeoutMs: 3000 });
     const hello = await sup.start();
-    expect(hello.protocol).toEqual([2, 3]);
+    expect(hello.protocol).toEqual([2, 4]);
   });
 
   it("a helper that is not executable -> HELPER_UNAVAILABLE", async () => {

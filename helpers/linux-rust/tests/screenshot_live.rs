@@ -175,7 +175,7 @@ fn screenshot_region_and_max_width_on_a_real_x_server() {
     let mut stdin = helper.0.stdin.take().unwrap();
     let mut stdout = helper.0.stdout.take().unwrap();
     let hello = read_frame(&mut stdout);
-    assert_eq!(hello["protocol"], serde_json::json!([2, 2]));
+    assert_eq!(hello["protocol"], serde_json::json!([2, 3])); // issue 15: click (2.3)
     assert_eq!(hello["capabilities"]["screenshot.scale"]["supported"], true, "{}", hello["capabilities"]["screenshot.scale"]);
 
     let mut id = 0;

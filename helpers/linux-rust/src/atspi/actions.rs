@@ -634,6 +634,38 @@ async fn read_back(a: &A11y, bus: &str, path: &str, ok: impl Fn(&str) -> bool) -
     Ok(last.is_some().then_some((accepted, last)))
 }
 
+/// What `accessible_at_chain` reads besides the node itself.
+#[derive(Debug, Clone, Copy)]
+pub struct AtWants {
+    /// The names of the levels between the frame and the node (point_click's
+    /// check), read in the same batch as the node when the guess holds.
+    pub names: bool,
+    /// The node's value (a text or number read after the batch).
+    pub value: bool,
+}
+
+/// A hit test's answer with what acting on it needs.
+#[derive(Debug, Default)]
+pub struct AtHit {
+    pub node: Option<WireNode>,
+    /// The node as described (what `perform` takes), with its advertised actions.
+    pub item: Option<Item>,
+    pub actions: Option<Vec<ActionName>>,
+    /// Object paths from the frame (first) down to the node (last).
+    pub chain: Vec<String>,
+    /// With `AtWants::names`: the name of each level between the frame and
+    /// the node (chain[1..len-1]), None where it could not be read.
+    pub names: Vec<Option<String>>,
+}
+
+/// What `accessible_at_chain` gave.
+pub enum AtFull {
+    /// The cached frame is no longer the window's.
+    FrameInvalid,
+    /// The answer and what was learned on the way (as `At::Done`).
+    Done(Box<Result<AtHit>>, Vec<(Vec<u32>, String, Option<Rect>)>),
+}
+
 /// What `accessible_at_guessed` gave.
 pub enum At {
     /// The cached frame is no longer the window's.
@@ -671,6 +703,26 @@ pub async fn accessible_at_guessed(
     guess: &[(Vec<u32>, String)],
     path_of: &dyn Fn(&str) -> Option<Vec<u32>>,
 ) -> At {
+    match accessible_at_chain(a, fe, check, x, y, guess, path_of, AtWants { names: false, value: true }).await {
+        AtFull::FrameInvalid => At::FrameInvalid,
+        AtFull::Done(r, learned) => At::Done(Box::new((*r).map(|h| h.node)), learned),
+    }
+}
+
+/// `accessible_at_guessed`, also giving the node's item, actions and chain
+/// of objects, and (`wants.names`) the names of the levels above it.
+#[allow(clippy::too_many_arguments)]
+pub async fn accessible_at_chain(
+    a: &A11y,
+    fe: &FrameEntry,
+    check: Option<(&str, Rect)>,
+    x: i32,
+    y: i32,
+    guess: &[(Vec<u32>, String)],
+    path_of: &dyn Fn(&str) -> Option<Vec<u32>>,
+    wants: AtWants,
+) -> AtFull {
+    let none = || AtFull::Done(Box::new(Ok(AtHit::default())), Vec::new());
     let (bus, frame) = (fe.bus.as_str(), fe.frame.as_str());
     let at_point = |obj: String| async move { a.call::<_, ObjRef>(bus, &obj, I_COMPONENT, "GetAccessibleAtPoint", &(x, y, COORD_SCREEN)).await };
     // Descent: the guessed levels all at once.
@@ -690,13 +742,13 @@ pub async fn accessible_at_guessed(
     let speculative = async {
         match &guessed_path {
             // The guessed levels' extents are known already (they made the guess).
-            Some(gp) if !guess.is_empty() => Some(finish_batch(a, bus, &guessed_chain, gp, &vec![true; guessed_chain.len()]).await),
+            Some(gp) if !guess.is_empty() => Some(finish_batch(a, bus, &guessed_chain, gp, &vec![true; guessed_chain.len()], wants.names).await),
             _ => None,
         }
     };
     let (valid, answers, speculative) = tokio::join!(valid, join_all(asked.iter().cloned().map(at_point)), speculative);
     if !valid {
-        return At::FrameInvalid;
+        return AtFull::FrameInvalid;
     }
     let mut chain: Vec<String> = vec![frame.to_string()];
     let mut next: Option<String> = None;
@@ -732,7 +784,7 @@ pub async fn accessible_at_guessed(
         // The point may still be inside the frame itself.
         match tree::extents(a, bus, frame).await {
             Some(r) if r.contains(x, y) => {}
-            _ => return At::Done(Box::new(Ok(None)), Vec::new()),
+            _ => return none(),
         }
     }
     let fin = match speculative {
@@ -751,7 +803,7 @@ pub async fn accessible_at_guessed(
                 }
             }
             let known: Vec<bool> = chain.iter().enumerate().map(|(k, o)| k == 0 || guess.iter().any(|(_, g)| g == o)).collect();
-            let mut f = finish_batch(a, bus, &chain, if ok { &p } else { &[] }, &known).await;
+            let mut f = finish_batch(a, bus, &chain, if ok { &p } else { &[] }, &known, wants.names).await;
             if ok && matches!(f.path, Ok(None)) {
                 // The cached paths were wrong: read the child lists.
                 f.path = positions_in_children(a, bus, &chain).await;
@@ -759,9 +811,9 @@ pub async fn accessible_at_guessed(
             f
         }
     };
-    let Finish { path, described, actions: acts, mut extents } = fin;
+    let Finish { path, described, actions: acts, mut extents, mut names } = fin;
     let path = match path {
-        Err(e) => return At::Done(Box::new(Err(e)), Vec::new()),
+        Err(e) => return AtFull::Done(Box::new(Err(e)), Vec::new()),
         Ok(Some(p)) => p,
         Ok(None) => {
             // Some level is not a child of the one above (the descent skipped
@@ -770,10 +822,11 @@ pub async fn accessible_at_guessed(
                 Ok(Some((c, p))) => {
                     chain = c;
                     extents.clear(); // they were the descent's levels
+                    names.clear(); // and so were these
                     p
                 }
-                Ok(None) => return At::Done(Box::new(Ok(None)), Vec::new()),
-                Err(e) => return At::Done(Box::new(Err(e)), Vec::new()),
+                Ok(None) => return none(),
+                Err(e) => return AtFull::Done(Box::new(Err(e)), Vec::new()),
             }
         }
     };
@@ -784,7 +837,7 @@ pub async fn accessible_at_guessed(
     };
     let (mut item, identifier) = match described {
         Ok(d) => d,
-        Err(e) => return At::Done(Box::new(Err(e)), learned),
+        Err(e) => return AtFull::Done(Box::new(Err(e)), learned),
     };
     item.parent = if chain.len() >= 2 { chain[chain.len() - 2].clone() } else { String::new() };
     item.index = path.last().copied().unwrap_or(0) as i32;
@@ -797,15 +850,29 @@ pub async fn accessible_at_guessed(
     } else {
         None
     };
-    let actions = if item.ifaces & IF_ACTION != 0 {
-        acts.map(tree::native_action_names).unwrap_or_default()
-    } else {
-        Vec::new()
-    };
+    let advertised_actions = if item.ifaces & IF_ACTION != 0 { acts.ok() } else { Some(Vec::new()) };
+    let actions = advertised_actions.clone().map(tree::native_action_names).unwrap_or_default();
     // Read after the role is known: never the text of a secure field.
-    let value = tree::read_value(a, bus, &item).await;
+    let value = if wants.value { tree::read_value(a, bus, &item).await } else { None };
+    let names = if !wants.names {
+        Vec::new()
+    } else if names.len() + 2 == chain.len() {
+        names
+    } else {
+        // Not read with the batch (the chain was not the guess it read them for).
+        level_names(a, bus, &chain).await
+    };
     let node = tree::wire_node(path, &item, tree::Details { bounds, value, actions, identifier });
-    At::Done(Box::new(Ok(Some(node))), learned)
+    AtFull::Done(Box::new(Ok(AtHit { node: Some(node), item: Some(item), actions: advertised_actions, chain, names })), learned)
+}
+
+/// The names of the levels between the frame (chain[0]) and the node
+/// (last), all asked at once; None where a read failed.
+async fn level_names(a: &A11y, bus: &str, chain: &[String]) -> Vec<Option<String>> {
+    if chain.len() < 3 {
+        return Vec::new();
+    }
+    join_all(chain[1..chain.len() - 1].iter().map(|o| async move { a.prop_string(bus, o, I_ACCESSIBLE, "Name").await.ok() })).await
 }
 
 /// What the answer of a hit test needs once the chain is known.
@@ -818,12 +885,14 @@ struct Finish {
     /// Extents of every level of the chain (frame first); levels marked known
     /// are not asked again (None).
     extents: Vec<Option<Rect>>,
+    /// Names of the levels between the frame and the node, when asked for.
+    names: Vec<Option<String>>,
 }
 
 /// One pipelined batch: GetChildAtIndex of each level at the guessed index
 /// (`path`; without one, each level's GetChildren list), the element's
 /// description, id and actions, and the extents of the chain's levels.
-async fn finish_batch(a: &A11y, bus: &str, chain: &[String], path: &[u32], known: &[bool]) -> Finish {
+async fn finish_batch(a: &A11y, bus: &str, chain: &[String], path: &[u32], known: &[bool], names: bool) -> Finish {
     let levels = chain.len() - 1;
     let cur = chain[levels].as_str();
     let positions = async {
@@ -847,13 +916,21 @@ async fn finish_batch(a: &A11y, bus: &str, chain: &[String], path: &[u32], known
         }
     }));
     let parent = if levels >= 1 { chain[levels - 1].as_str() } else { "" };
-    let (positions, extents, described, actions) = tokio::join!(
+    let level_names = async {
+        if names {
+            level_names(a, bus, chain).await
+        } else {
+            Vec::new()
+        }
+    };
+    let (positions, extents, described, actions, names) = tokio::join!(
         positions,
         extents,
         tree::describe_with_id(a, bus, cur, parent, path.last().copied().unwrap_or(0) as i32),
         advertised(a, bus, cur),
+        level_names,
     );
-    Finish { path: positions, described, actions, extents }
+    Finish { path: positions, described, actions, extents, names }
 }
 
 /// Chain of objects from the frame down to `cur` by climbing Parent, and the

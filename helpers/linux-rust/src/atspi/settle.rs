@@ -1,6 +1,18 @@
 //! settle: wait until an application's accessibility events quiesce (no
 //! event from it for quiet_ms), bounded by max_ms and the request deadline.
 //!
+//! The wait starts and ends with a round trip to the application (a
+//! property read it answers from its main loop): D-Bus delivers what one
+//! connection sends to another in order, so every event the application
+//! sent before answering is in our stream when the answer arrives. The
+//! first round trip makes everything the action already caused count (the
+//! quiet window opens only after it); the last one catches events in
+//! flight when the window closed, and an event then reopens the window. So
+//! the window only has to cover work the application defers (GTK runs an
+//! accessible action from an idle callback, layout runs at the next frame),
+//! not the transit of what it already did: a window of tens of
+//! milliseconds instead of a hundred (issue 15).
+//!
 //! atk-bridge (GTK 3, Chromium, Firefox) emits only the event types some
 //! client registered with the registry, so the types that tell "the UI is
 //! still changing" are registered for the wait and dropped again shortly
@@ -10,7 +22,7 @@ use super::{apps, A11y, I_ACCESSIBLE, REGISTRY, ROOT_PATH};
 use crate::error::{Code, Error, Result};
 use crate::wire::messages::{SettleArgs, SettleResult};
 use futures_util::future::join_all;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
@@ -197,27 +209,33 @@ pub async fn settle(a: &A11y, args: &SettleArgs, deadline: Instant) -> Result<Se
         .map_err(|e| Error::internal(format!("match rule for {bus}: {e}")))?
         .build();
     let mut stream = zbus::MessageStream::for_match_rule(rule, &a.conn, Some(1024)).await?;
-    let (_lease, fresh) = Lease::acquire(a).await?;
-    if fresh {
-        // The registry told the application's bridge before answering us;
-        // the application handles its messages in order, so once it answers
-        // this call it emits the registered types.
-        let sync = a.prop(&bus, ROOT_PATH, I_ACCESSIBLE, "ChildCount");
-        let left = end.saturating_duration_since(Instant::now()).min(SYNC_TIMEOUT);
-        if let Ok(Err(e)) = tokio::time::timeout(left, sync).await {
-            if e.code == Code::AppExited {
-                return Err(e);
-            }
-        }
-    }
+    let (_lease, _fresh) = Lease::acquire(a).await?;
     let ms = |t: Instant| t.saturating_duration_since(t0).as_millis() as u64;
-    let mut q = Quiet::new(ms(Instant::now()), args.quiet_ms as u64, max);
     let mut events: u32 = 0;
     let mut gone = false;
-    loop {
+    // The sync point: once the application answers, everything it sent
+    // before is queued here (and, after a fresh registration, the registry
+    // has told its bridge: it emits the registered types from then on).
+    if !sync_with(a, &bus, end).await? {
+        gone = true;
+    }
+    events += drain(&mut stream, &mut gone);
+    let mut q = Quiet::new(ms(Instant::now()), args.quiet_ms as u64, max);
+    while !gone {
         let due = q.due();
         if ms(Instant::now()) >= due {
-            break;
+            // The window closed: one more round trip. An event that was on
+            // its way reopens it (unless the bound is reached).
+            if due >= max || !sync_with(a, &bus, end).await? {
+                break;
+            }
+            let late = drain(&mut stream, &mut gone);
+            if late == 0 || gone {
+                break;
+            }
+            events += late;
+            q.event(ms(Instant::now()));
+            continue;
         }
         let wake = tokio::time::Instant::from_std(t0 + Duration::from_millis(due));
         tokio::select! {
@@ -227,6 +245,10 @@ pub async fn settle(a: &A11y, args: &SettleArgs, deadline: Instant) -> Result<Se
                     if is_event(&msg) {
                         q.event(ms(Instant::now()));
                         events += 1;
+                        if crate::debug() {
+                            let h = msg.header();
+                            eprintln!("deckhand-helper-linux: settle: {}.{} at {} ms", h.interface().map(|i| i.as_str()).unwrap_or(""), h.member().map(|m| m.as_str()).unwrap_or(""), ms(Instant::now()));
+                        }
                     }
                 }
                 Some(Err(_)) => {}
@@ -235,7 +257,7 @@ pub async fn settle(a: &A11y, args: &SettleArgs, deadline: Instant) -> Result<Se
                     break;
                 }
             },
-            _ = tokio::time::sleep_until(wake) => break,
+            _ = tokio::time::sleep_until(wake) => {}
         }
     }
     let now = ms(Instant::now());
@@ -245,6 +267,38 @@ pub async fn settle(a: &A11y, args: &SettleArgs, deadline: Instant) -> Result<Se
     Ok(SettleResult { waited_ms: now.min(u32::MAX as u64) as u32, events, settled: q.settled(now) })
 }
 
+/// One round trip to the application (a property it answers from its main
+/// loop), bounded by SYNC_TIMEOUT and `end`: Ok(false) when it has exited,
+/// Ok(true) otherwise (a slow or failing answer only ends the sync).
+async fn sync_with(a: &A11y, bus: &str, end: Instant) -> Result<bool> {
+    let left = end.saturating_duration_since(Instant::now()).min(SYNC_TIMEOUT);
+    match tokio::time::timeout(left, a.prop(bus, ROOT_PATH, I_ACCESSIBLE, "ChildCount")).await {
+        Ok(Err(e)) if e.code == Code::AppExited => Ok(false),
+        _ => Ok(true),
+    }
+}
+
+/// The events already queued on the stream (without waiting); `gone` when
+/// the stream ended.
+fn drain(stream: &mut zbus::MessageStream, gone: &mut bool) -> u32 {
+    let mut n = 0;
+    loop {
+        match stream.next().now_or_never() {
+            Some(Some(Ok(msg))) => {
+                if is_event(&msg) {
+                    n += 1;
+                }
+            }
+            Some(Some(Err(_))) => {}
+            Some(None) => {
+                *gone = true;
+                return n;
+            }
+            None => return n,
+        }
+    }
+}
+
 /// A signal the application sent about its accessible objects (events and
 /// cache updates; not, say, a reply to someone else's property request).
 fn is_event(msg: &zbus::Message) -> bool {
@@ -252,9 +306,57 @@ fn is_event(msg: &zbus::Message) -> bool {
     h.interface().is_some_and(|i| i.as_str().starts_with("org.a11y.atspi."))
 }
 
+/// `simulate` with the round trips: the window opens `rtt` ms after
+/// `ready` (the first one), and when it closes, events that arrive during
+/// the closing round trip (within `rtt` of the close) reopen it.
+#[cfg(test)]
+pub fn simulate_synced(events: &[u64], ready: u64, quiet: u64, max: u64, rtt: u64) -> (u64, u32, bool) {
+    let open = ready + rtt;
+    // What arrived before the first answer is counted at once.
+    let mut n = events.iter().filter(|&&t| t < open).count() as u32;
+    let mut q = Quiet::new(open, quiet, max);
+    let mut rest = events.iter().copied().filter(|&t| t >= open).peekable();
+    loop {
+        while let Some(&t) = rest.peek() {
+            if t >= q.due() {
+                break;
+            }
+            q.event(t);
+            n += 1;
+            rest.next();
+        }
+        let due = q.due();
+        if due >= max {
+            return (due, n, q.settled(due));
+        }
+        let late: Vec<u64> = std::iter::from_fn(|| rest.next_if(|&t| t < due + rtt)).collect();
+        if late.is_empty() {
+            return (due + rtt, n, true);
+        }
+        n += late.len() as u32;
+        q.event(due + rtt);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_trips_count_what_came_before_and_reopen_on_late_events() {
+        // Events already sent when the first answer arrives: counted, no wait for them.
+        assert_eq!(simulate_synced(&[0, 1], 0, 40, 500, 2), (44, 2, true));
+        // GTK's window activation state 25-32 ms after the keys: inside a 40 ms window.
+        assert_eq!(simulate_synced(&[30], 0, 40, 500, 1), (71, 1, true));
+        // An event on its way when the window closes: seen by the closing round trip, the window reopens.
+        assert_eq!(simulate_synced(&[43], 0, 40, 500, 2), (86, 1, true));
+        // One that comes after the closing answer is not waited for.
+        assert_eq!(simulate_synced(&[45], 0, 40, 500, 2), (44, 0, true));
+        // A busy app still ends at max.
+        let busy: Vec<u64> = (1..60).map(|k| k * 10).collect();
+        let (end, _, settled) = simulate_synced(&busy, 0, 40, 500, 1);
+        assert_eq!((end, settled), (500, false));
+    }
 
     #[test]
     fn quiet_window_restarts_at_every_event() {

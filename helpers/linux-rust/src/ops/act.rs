@@ -137,7 +137,7 @@ fn bus_says_gone(e: &Error) -> bool {
 /// it is reported as APP_EXITED, whatever the failing call made of it (an
 /// unresolvable element, a name mismatch, a refused action, a timeout):
 /// checked when something failed, never on success.
-fn if_exited(e: Error, pid: u32) -> Error {
+pub fn if_exited(e: Error, pid: u32) -> Error {
     if e.code == Code::AppExited {
         return e.with("pid", pid);
     }
@@ -154,7 +154,7 @@ fn if_exited(e: Error, pid: u32) -> Error {
     x.with("pid", pid).with("was", e.code.as_str())
 }
 
-fn input_receipt(delivery: Delivery, cleanup: Cleanup) -> Receipt {
+pub fn input_receipt(delivery: Delivery, cleanup: Cleanup) -> Receipt {
     Receipt { delivery, route: Route::ForegroundInput, cleanup }
 }
 
@@ -180,9 +180,57 @@ pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
         return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing)));
     }
     let total = a.steps.len() as u32;
-    // The op runs on the input thread (blocking X calls and sleeps there do
-    // not hold up other requests); it sees cancels through the shared set,
-    // or `abandon` if we stop waiting for it.
+    let o = match run_input(ctx, id, d, deadline, a.steps, a.restore_pointer, a.focus, a.pointer_guard).await {
+        Ran::Done(o) => o,
+        Ran::Failed(e, receipt) => return Response::err(id, &e, Some(receipt)),
+    };
+    let result = InputResult { steps_completed: o.steps_completed, chars_sent: o.chars_sent, focus_window: o.focus_window };
+    answer_input(id, o, total, to_value(&result))
+}
+
+/// The answer to input steps that ran: `result` with a submitted receipt,
+/// or the step's error with what was sent (nothing, part, all).
+pub fn answer_input(id: u64, o: input::Outcome, total: u32, result: rmpv::Value) -> Response {
+    match o.error {
+        None => Response::ok(id, result, Some(input_receipt(Delivery::Submitted, o.cleanup))),
+        Some(e) => {
+            let delivery = if !o.anything_sent {
+                Delivery::NotDispatched
+            } else if o.steps_completed < total {
+                Delivery::Partial
+            } else {
+                Delivery::Submitted
+            };
+            let e = e.with("steps_completed", o.steps_completed).with("chars_sent", o.chars_sent);
+            Response::err(id, &e, Some(input_receipt(delivery, o.cleanup)))
+        }
+    }
+}
+
+/// What running input steps on the input thread gave.
+pub enum Ran {
+    /// They ran (each step's own outcome inside).
+    Done(input::Outcome),
+    /// The input thread could not run them, or did not answer in time: the
+    /// error and the receipt to answer with.
+    Failed(Error, Receipt),
+}
+
+/// Run validated input steps on the input thread (blocking X calls and
+/// sleeps there do not hold up other requests), seeing the request's
+/// cancel, the broken output, or our giving up on it (`abandon`).
+#[allow(clippy::too_many_arguments)]
+pub async fn run_input(
+    ctx: &Ctx,
+    id: u64,
+    d: Duration,
+    deadline: Instant,
+    steps: Vec<InputStep>,
+    restore_pointer: bool,
+    focus: Option<FocusGuard>,
+    pointer_guard: Option<PointerGuard>,
+) -> Ran {
+    let nothing = Cleanup { keys_released: true, buttons_released: true, pointer_restored: None };
     let cancelled = ctx.cancelled.clone();
     let abandon = Arc::new(AtomicBool::new(false));
     let started = Arc::new(AtomicBool::new(false));
@@ -212,51 +260,33 @@ pub async fn input(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
             *conn = Some(X::connect()?);
         }
         let x = conn.as_mut().expect("connected above");
-        let o = input::run(x, &a.steps, a.restore_pointer, a.focus, a.pointer_guard.clone(), deadline, &stop);
+        let o = input::run(x, &steps, restore_pointer, focus, pointer_guard, deadline, &stop);
         if o.error.as_ref().is_some_and(|e| e.message.starts_with("X connection")) {
             *conn = None; // reconnect for the next input
         }
         Ok(o)
     };
-    let o = match tokio::time::timeout_at(tokio::time::Instant::from_std(deadline + INPUT_LATE), ctx.input.run(job)).await {
-        Ok(Ok(Ok(o))) => o,
+    match tokio::time::timeout_at(tokio::time::Instant::from_std(deadline + INPUT_LATE), ctx.input.run(job)).await {
+        Ok(Ok(Ok(o))) => Ran::Done(o),
         // The input thread failed before sending anything (no X connection).
-        Ok(Ok(Err(e))) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
+        Ok(Ok(Err(e))) => Ran::Failed(e, input_receipt(Delivery::NotDispatched, nothing)),
         // The job panicked (a bug). If it had started, events may have been
         // sent; the session's Drop released what it held, but nothing of that
         // can be reported as certain.
         Ok(Err(e)) if started.load(Ordering::Relaxed) => {
             let unknown = Cleanup { keys_released: false, buttons_released: false, pointer_restored: None };
-            return Response::err(id, &e, Some(input_receipt(Delivery::Unknown, unknown)));
+            Ran::Failed(e, input_receipt(Delivery::Unknown, unknown))
         }
-        Ok(Err(e)) => return Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing))),
+        Ok(Err(e)) => Ran::Failed(e, input_receipt(Delivery::NotDispatched, nothing)),
         Err(_) => {
             abandon.store(true, Ordering::Relaxed);
             let e = Error::timeout(format!("input did not finish within {} ms", d.as_millis()));
-            return if started.load(Ordering::Relaxed) {
+            if started.load(Ordering::Relaxed) {
                 let unknown = Cleanup { keys_released: false, buttons_released: false, pointer_restored: None };
-                Response::err(id, &e, Some(input_receipt(Delivery::Unknown, unknown)))
+                Ran::Failed(e, input_receipt(Delivery::Unknown, unknown))
             } else {
-                Response::err(id, &e, Some(input_receipt(Delivery::NotDispatched, nothing)))
-            };
-        }
-    };
-    match o.error {
-        None => Response::ok(
-            id,
-            to_value(&InputResult { steps_completed: o.steps_completed, chars_sent: o.chars_sent, focus_window: o.focus_window }),
-            Some(input_receipt(Delivery::Submitted, o.cleanup)),
-        ),
-        Some(e) => {
-            let delivery = if !o.anything_sent {
-                Delivery::NotDispatched
-            } else if o.steps_completed < total {
-                Delivery::Partial
-            } else {
-                Delivery::Submitted
-            };
-            let e = e.with("steps_completed", o.steps_completed).with("chars_sent", o.chars_sent);
-            Response::err(id, &e, Some(input_receipt(delivery, o.cleanup)))
+                Ran::Failed(e, input_receipt(Delivery::NotDispatched, nothing))
+            }
         }
     }
 }

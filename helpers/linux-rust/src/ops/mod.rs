@@ -8,6 +8,9 @@ pub mod image_format;
 pub mod lifecycle;
 pub mod menus;
 pub mod observe;
+// ---- issue 15: click
+pub mod point_click;
+// ---- end click
 pub mod worker;
 
 use crate::atspi::cache::{FrameEntry, ResolveCache};
@@ -188,7 +191,7 @@ pub fn refuse_oversized(id: u64, op: &str, len: usize) -> Response {
         .with("max_frame_bytes", max as i64);
     let receipt = match op {
         "element_action" => Some(Receipt::accessibility(Delivery::NotDispatched)),
-        "input" => Some(Receipt {
+        "input" | "point_click" => Some(Receipt {
             delivery: Delivery::NotDispatched,
             route: Route::ForegroundInput,
             cleanup: Cleanup { keys_released: true, buttons_released: true, pointer_restored: None },
@@ -261,6 +264,10 @@ pub async fn handle(ctx: &Ctx, id: u64, op: &str, deadline_ms: u64, args: rmpv::
         "menu_tree" => read_op(ctx, id, op, deadline_ms, &args, |a, _| menus::menu_tree(ctx, a)).await,
         "menu_close" => menus::menu_close(ctx, id, deadline_ms, &args).await,
         // ---- end menus
+
+        // ---- issue 15: click
+        "point_click" => point_click::point_click(ctx, id, deadline_ms, &args).await,
+        // ---- end click
         other => Response::err(
             id,
             &Error::new(Code::InvalidArguments, format!("unknown op {other:?}")).with("op", other),

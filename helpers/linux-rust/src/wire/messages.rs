@@ -13,7 +13,9 @@ use crate::error::{Detail, Error};
 use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 
-pub const PROTOCOL: [u32; 2] = [2, 2];
+// ---- issue 15: click (2.3: point_click)
+pub const PROTOCOL: [u32; 2] = [2, 3];
+// ---- end click
 
 pub const CAPABILITY_KEYS: &[&str] = &[
     "permissions",
@@ -60,6 +62,9 @@ pub const CAPABILITY_KEYS: &[&str] = &[
     "menu_tree",
     "menu_close",
     // ---- end menus
+    // ---- issue 15: click
+    "point_click",
+    // ---- end click
 ];
 
 // ------------------------------------------------------------------ frames

@@ -145,6 +145,9 @@ fn args_roundtrip(op: &str, args: &Value) -> Value {
         "set_accessibility" => roundtrip::<SetAccessibilityArgs>(args, op),
         "focused_element" => roundtrip::<FocusedElementArgs>(args, op),
         "settle" => roundtrip::<SettleArgs>(args, op),
+        // ---- issue 15: click
+        "point_click" => roundtrip::<crate::ops::point_click::PointClickArgs>(args, op),
+        // ---- end click
         other => panic!("vector for unknown op {other}"),
     }
 }
@@ -163,6 +166,9 @@ fn result_roundtrip(op: &str, r: &Value) -> Value {
         "set_accessibility" => roundtrip::<SetAccessibilityResult>(r, op),
         "focused_element" => roundtrip::<FocusedElementResult>(r, op),
         "settle" => roundtrip::<SettleResult>(r, op),
+        // ---- issue 15: click
+        "point_click" => roundtrip::<crate::ops::point_click::PointClickResult>(r, op),
+        // ---- end click
         other => panic!("vector for unknown op {other}"),
     }
 }
@@ -272,7 +278,9 @@ fn protocol_2_vectors_mean_what_they_say() {
     let Some(hello) = vector("hello") else { return };
     let h: Hello = typed(&hello);
     assert_eq!(h.protocol, PROTOCOL, "the golden hello is this helper's protocol");
-    assert_eq!(PROTOCOL, [2, 2]);
+    // ---- issue 15: click (2.3)
+    assert_eq!(PROTOCOL, [2, 3]);
+    // ---- end click
 
     // A newer helper's words: the role reads as other, the unknown state is
     // dropped, the unknown action is other with its native name kept.
@@ -362,3 +370,27 @@ fn protocol_2_2_screenshot_format_vectors() {
     assert_eq!(r.format, None, "a 2.1 result names no format");
 }
 // ---- end screenshot options
+
+// ---- issue 15: click
+#[test]
+fn protocol_2_3_point_click_vectors() {
+    use crate::ops::point_click::{ClickOutcome, Held, Level, PointClickArgs, PointClickResult};
+    let Some(v) = vector("request-point-click") else { return };
+    let a: PointClickArgs = typed(get(&v, "args").unwrap());
+    assert_eq!((a.x, a.y, a.pid, a.count, a.restore_pointer), (608, 404, 4242, 1, true));
+    assert_eq!(a.press.as_ref().unwrap().actions, ["press", "toggle"]);
+    assert!(a.expect.is_none());
+    let v = vector("request-point-click-expect").unwrap();
+    let a: PointClickArgs = typed(get(&v, "args").unwrap());
+    assert!(a.press.is_none() && a.hold_words.is_empty());
+    assert_eq!(a.expect.unwrap()[1], Level { path: vec![0, 2], native_role: "push button".into(), name: "Delete".into() });
+    let v = vector("response-point-click-held").unwrap();
+    let r: PointClickResult = typed(get(&v, "result").unwrap());
+    assert_eq!((r.outcome, r.held, r.ancestors.len()), (ClickOutcome::Held, Some(Held::Name), 2));
+    assert_eq!(r.ancestors[1].name, "Delete");
+    let v = vector("response-point-click-clicked").unwrap();
+    let r: PointClickResult = typed(get(&v, "result").unwrap());
+    assert_eq!((r.outcome, r.held), (ClickOutcome::Clicked, None));
+    assert_eq!(r.node.unwrap().name, "Canvas");
+}
+// ---- end click
