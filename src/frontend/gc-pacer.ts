@@ -19,9 +19,10 @@
 // apart: it runs in the gap. Measuring costs a few microseconds per request.
 
 /**
- * Dead objects allowed above the live level before a full collection. 16 MB
- * kept serve between 94 and 123 MB over 10,000 observations; 8 MB between 91
- * and 111 MB, for twice the collections (bench/README.md, "Memory soak").
+ * Dead objects allowed above the live level before a full collection. Over
+ * 10,000 observations (bench/soak.ts) 16 MB kept serve between 94 and 123 MB
+ * (rising in the last quarter); 8 MB between 93 and 102 MB, flat, for twice
+ * the collections (bench/README.md, "Memory soak").
  */
 export const DEFAULT_GC_HEADROOM_BYTES = 8 * 1024 * 1024;
 
