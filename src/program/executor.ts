@@ -347,9 +347,13 @@ export async function runProgram(
  * answered is counted without waiting for it, so the window only covers
  * work it defers (an idle callback, the next frame or two: GTK's window
  * activation state came 25-32 ms after the keys that caused it, measured
- * live). 100 ms was most of a five-step program's time (issue 15).
+ * live). 100 ms is most of a five-step program's time (issue 15); a 40 ms
+ * window was tried, but the live check of it (test/live/coordinate-click.test.ts
+ * settle.fixture.typed-keys) failed on the loaded machine while a click bug
+ * was also in play, and it was not measured again in isolation: until it is,
+ * the window that has held in every live run stays.
  */
-export const SETTLE_QUIET_MS = 40;
+export const SETTLE_QUIET_MS = 100;
 export const SETTLE_MAX_MS = 500;
 
 /**

@@ -11,7 +11,7 @@ import type { ResolvedApp } from "../engine/resolve.ts";
 import type { SnapshotStore } from "../session/store.ts";
 import { parseChord, parseKey, parseKeys } from "../protocol/keys.ts";
 import { assertPointInScope, outsideTarget, pointerScope, type PointerScope } from "./pointer.ts";
-import { appPointerScope } from "./pointer.ts"; // issue 15: click
+import { appPointerScope, pointVerdict } from "./pointer.ts"; // issue 15: click
 import type { WireWindow } from "../wire/messages.ts"; // issue 15: click
 import { dragMotion, liveDragEnds, type DropCheck } from "./element-drag.ts";
 // ---- issue 14: OCR
@@ -344,10 +344,17 @@ async function planOneRequestClick(engine: HelperPort & SafetyPort, step: Extrac
   const { hello } = await engine.helper();
   const words = engine.safety.confirmFacts.nameWords;
   const button = step.button ?? "left";
-  if (!hello.capabilities.point_click?.supported || !engine.safety.foregroundGranted() || !words || !appWindows?.length) return null;
+  const has = (cap: "point_click" | "input.pointer" | "input.pointer_guard") => hello.capabilities[cap]?.supported === true;
+  if (!has("point_click") || !has("input.pointer") || !has("input.pointer_guard")) return null;
+  if (!engine.safety.foregroundGranted() || !words || !appWindows?.length) return null;
   if (button === "middle" || (step.modifiers?.length ?? 0) > 0) return null;
   const guard = appPointerScope(engine.safety, app, appWindows);
-  assertPointInScope(guard, step.x!, step.y!, `the point (${step.x}, ${step.y})`);
+  // Outside the target's own windows: refused, nothing sent. The error names what is there
+  // (another app's window, a frame) as the separate requests' does: every window is listed then.
+  if (!pointVerdict(guard, step.x!, step.y!).ok) {
+    assertPointInScope(await pointerScope(engine, app), step.x!, step.y!, `the point (${step.x}, ${step.y})`);
+    return null;
+  }
   const count = step.count ?? 1;
   return {
     kind: "point",
@@ -425,6 +432,6 @@ export function capabilityFor(plan: Plan): string[] {
   // ---- issue 13: clipboard
   if (plan.kind === "paste") return ["clipboard.paste", "input.keyboard", "input.focus_guard", ...(plan.element ? ["action.focus", "focused_element"] : [])];
   // ---- end clipboard
-  if (plan.kind === "point") return ["point_click"]; // issue 15: click
+  if (plan.kind === "point") return ["point_click", "input.pointer", "input.pointer_guard"]; // issue 15: click
   return [];
 }

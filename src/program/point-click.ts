@@ -22,7 +22,7 @@ import type { ResolvedApp } from "../engine/resolve.ts";
 import type { Control, StepFacts } from "../engine/safety.ts";
 import { controlAroundPoint, controlOfChain } from "./activation.ts";
 import { pressLike, type Plan } from "./plan.ts";
-import { outsideTarget } from "./pointer.ts";
+import { outsideTarget, pointerScope, pointVerdict } from "./pointer.ts";
 
 /** The confirm decision for what the helper found under the point (Safety.checkStep with these facts). */
 export type PointConfirm = (facts: StepFacts, element: Element | null) => Promise<void>;
@@ -68,7 +68,7 @@ export async function pointStep(engine: HelperPort & SafetyPort, plan: PointPlan
     try {
       return await supervisor.request("point_click", a);
     } catch (err) {
-      throw asOutside(err, plan, what);
+      throw await asOutside(engine, app, err, plan, what);
     }
   };
   let reply = await ask(args);
@@ -112,10 +112,22 @@ async function decisionFacts(engine: HelperPort & SafetyPort, plan: PointPlan, a
   return { facts: { pointer: [{ gesture: "click", button: plan.button, count: plan.count, modifiers: [], node }] }, element: null };
 }
 
-/** The helper's guard refusal (nothing sent) as the same POLICY_DENIED the separate requests give. */
-function asOutside(err: unknown, plan: PointPlan, what: string): unknown {
+/**
+ * The helper's guard refusal (nothing sent) as the same POLICY_DENIED the
+ * separate requests give: every window listed (only now, on a refusal) to
+ * name what covers the point, its frame included; else from the helper's
+ * own details.
+ */
+async function asOutside(engine: HelperPort & SafetyPort, app: ResolvedApp, err: unknown, plan: PointPlan, what: string): Promise<unknown> {
   if (!(err instanceof DeckhandError) || err.code !== "POLICY_DENIED" || err.details.reason !== "point-outside-target") return err;
   if ((err.details.delivery ?? "not_dispatched") !== "not_dispatched") return err;
+  try {
+    const full = await pointerScope(engine, app);
+    const v = pointVerdict(full, plan.x, plan.y);
+    if (!v.ok) return outsideTarget(full, v, what);
+  } catch {
+    // The listing failed: the helper's own words below.
+  }
   const pid = typeof err.details.pid === "number" && err.details.pid >= 0 ? err.details.pid : null;
   const windowId = typeof err.details.window_id === "number" && err.details.window_id > 0 ? err.details.window_id : null;
   return outsideTarget(plan.guard, { ok: false, pid, windowId, frame: false }, what);

@@ -197,6 +197,14 @@ describe("helpers without the op, and clicks it does not take", () => {
     expect(sb.ops()).toContain("input");
   });
 
+  it("a helper claiming point_click but not the pointer guard: the separate requests, which refuse the input (ACTION_UNSUPPORTED), nothing sent", async () => {
+    const sb = sandbox();
+    const e = expectError(await cli(sb, clickAt(NAME_POINT, fg), { mode: `${MODE},drop-cap:input.pointer_guard` }), "click", "ACTION_UNSUPPORTED");
+    expect(String(e.message)).toMatch(/input\.pointer_guard/);
+    expect(clicks(sb)).toEqual([]);
+    expect(sent(sb)).toEqual([]);
+  });
+
   it("without the grant: the separate requests (a press-like control is still pressed through accessibility)", async () => {
     const sb = sandbox();
     expectOk(await cli(sb, clickAt({ x: 50, y: 50 }), { mode: MODE }), "click");

@@ -1,5 +1,5 @@
 // Wire 1.2 contract, item 3: after a program's actions the final observation
-// first asks the helper to wait for the app to settle (op `settle`, 40 ms
+// first asks the helper to wait for the app to settle (op `settle`, 100 ms
 // quiet, at most 500 ms), and the receipt reports what the helper said:
 // receipt.settle {waitedMs, events, settled} (single commands: result.settle).
 // A helper without `settle`, or a settle that fails, costs no wait and does
@@ -17,8 +17,8 @@ describe("settle before the final observation", () => {
   it("one settle request for the target's pid, after the last action and before the observation's tree", async () => {
     const sb = await observedSandbox();
     const result = expectOk(await run(sb, PROGRAM), "run");
-    expect(result.settle).toEqual({ waitedMs: 40, events: 0, settled: true });
-    expect(settles(sb).map((r) => r.args)).toEqual([{ pid: 4242, quiet_ms: 40, max_ms: 500 }]);
+    expect(result.settle).toEqual({ waitedMs: 100, events: 0, settled: true });
+    expect(settles(sb).map((r) => r.args)).toEqual([{ pid: 4242, quiet_ms: 100, max_ms: 500 }]);
     const ops = sb.ops();
     const lastAction = ops.lastIndexOf("element_action");
     const settleAt = ops.indexOf("settle");
@@ -42,7 +42,7 @@ describe("settle before the final observation", () => {
   it("a single command observing its result (--state) reports result.settle; without --state no settle is asked", async () => {
     const sb = await observedSandbox();
     const withState = expectOk(await cli(sb, ["click", "--app", "fixture-app", "--element-index", "1", "--state"]), "click");
-    expect(withState.settle).toEqual({ waitedMs: 40, events: 0, settled: true });
+    expect(withState.settle).toEqual({ waitedMs: 100, events: 0, settled: true });
     expect(withState.observation.snapshot.snapshotId).toMatch(/^cs_/);
     expect(settles(sb)).toHaveLength(1);
     const plain = expectOk(await cli(sb, ["click", "--app", "fixture-app", "--element-index", "1"]), "click");

@@ -169,13 +169,19 @@ describeLive("a granted coordinate click is one point_click request", () => {
           const name = findEl(st, /^text_field$/, "Name");
           await fg.ok("set-value", { app: app(), elementIndex: name.index, value: "" });
           const text = `settled ${i} ${Date.now() % 1000}`;
-          const at = { x: name.bounds.x + 8, y: centre(name.bounds).y };
+          const at = centre(name.bounds);
           const r = await fg.ok("run", { program: { app: app(), windowId: win, steps: [{ action: "click", x: at.x, y: at.y }, { action: "type-text", text }], format: "full", noScreenshot: true } });
           expect(r.steps.map((x: any) => x.status)).toEqual(["completed", "completed"]);
           expect(r.settle).toMatchObject({ settled: true });
           waited.push(r.settle.waitedMs);
           const after = r.observation.snapshot.elements.find((e: any) => e.role === "text_field" && e.title === "Name");
-          expect(after?.value, `the final observation's Name after typing ${JSON.stringify(text)}`).toBe(text);
+          if (after?.value !== text) {
+            // What was it: too early (the value arrives later) or never (the keys went elsewhere)?
+            await new Promise((res) => setTimeout(res, 500));
+            const { st: later } = await observeTimed(fg, { app: app(), windowId: win });
+            const late = later.snapshot.elements.find((e: any) => e.role === "text_field" && e.title === "Name");
+            throw new Error(`the final observation's Name after typing ${JSON.stringify(text)} was ${JSON.stringify(after?.value)}; 500 ms later ${JSON.stringify(late?.value)}; settle ${JSON.stringify(r.settle)}; steps ${JSON.stringify(r.steps)}; fixture ${JSON.stringify(fixture.events().slice(-12))}`);
+          }
         }
         metric("settle.fixture.typed-keys", "settle_waited_ms_median", median(waited));
       } finally {

@@ -59,7 +59,7 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
         },
         "action.secondary" => live("Action by advertised name"),
         "input.pointer" | "input.keyboard" => match ext {
-            Some(e) if e.xtest.is_some() => live("XTest: moves the real pointer / focus (foreground input)"),
+            Some(e) if e.xtest.is_some() => live("XTest: moves the real pointer / focus (foreground input); a click's button is held until the app read the press (_NET_WM_USER_TIME within two clock ticks around it), 12 ms at most"),
             Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
             None => no_x("no input"),
         },
@@ -111,7 +111,7 @@ fn capability(key: &str, ext: Option<x11::Extensions>, session_bus: bool) -> Cap
 
         // ---- issue 15: click
         "point_click" => match ext {
-            Some(e) if e.xtest.is_some() => live("the pointer guard's window test (TranslateCoordinates -> client; listed, or an override-redirect popup of the pid), then hit_test's pipelined GetAccessibleAtPoint descent with the ancestors' names in the same batch; holds (sends nothing) on a name that may hold a hold word (ASCII substring; any non-ASCII name), on no node when words are given, or on a chain other than `expect`; else Action.DoAction of a press-like node (element_action click) or XTest move + click + pointer restore under the guard (GTK 3 without a button hold; GTK 4, Qt and unmeasured toolkits hold 12 ms). Run live on the GTK 3 fixture, gtk3-widget-factory and the Qt 5 fixture by test/live/coordinate-click.test.ts"),
+            Some(e) if e.xtest.is_some() => live("the pointer guard's window test (TranslateCoordinates -> client; listed, or an override-redirect popup of the pid), then hit_test's pipelined GetAccessibleAtPoint descent with the ancestors' names in the same batch; holds (sends nothing) on a name that may hold a hold word (ASCII substring; any non-ASCII name), on no node when words are given, or on a chain other than `expect`; else Action.DoAction of a press-like node (element_action click) or XTest move + click + pointer restore under the guard, the button held until the app read the press (its _NET_WM_USER_TIME set to a time between two ticks of a clock property of ours around the press), 12 ms at most. Run live on the GTK 3 fixture, gtk3-widget-factory and the Qt 5 fixture by test/live/coordinate-click.test.ts"),
             Some(_) => Capability { supported: false, verified: "live".into(), note: Some("no XTEST extension".into()) },
             None => no_x("no input"),
         },

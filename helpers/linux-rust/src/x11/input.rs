@@ -111,6 +111,12 @@ struct PressWatch {
     seen: Vec<u32>,
 }
 
+/// Whether server time `t` lies in [before, after] (times wrap after 49
+/// days: compared as differences from `before`).
+fn between(t: u32, before: u32, after: u32) -> bool {
+    t.wrapping_sub(before) <= after.wrapping_sub(before)
+}
+
 /// Longest uninterrupted sleep: cancels are noticed within this.
 const SLICE: Duration = Duration::from_millis(10);
 
@@ -382,8 +388,7 @@ impl<'a> Session<'a> {
                 }
             }
             if let (Some(b), Some(a)) = (w.before, w.after) {
-                // Server times wrap after 49 days: compared as differences.
-                if w.seen.iter().any(|&t| t.wrapping_sub(b) <= a.wrapping_sub(b)) {
+                if w.seen.iter().any(|&t| between(t, b, a)) {
                     if crate::debug() {
                         eprintln!("deckhand-helper-linux: click: the press was read after {:.2} ms", t0.elapsed().as_secs_f64() * 1e3);
                     }
@@ -812,6 +817,17 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
+
+    #[test]
+    fn only_a_user_time_between_the_ticks_is_the_press_s_reading() {
+        assert!(between(1005, 1000, 1010));
+        assert!(between(1000, 1000, 1000), "the press in the same millisecond as both ticks");
+        assert!(!between(999, 1000, 1010), "an earlier event's late update");
+        assert!(!between(1011, 1000, 1010));
+        // Across the wrap of the 32-bit millisecond clock.
+        assert!(between(2, u32::MAX - 3, 5));
+        assert!(!between(u32::MAX - 10, u32::MAX - 3, 5));
+    }
 
     #[test]
     fn sleep_until_is_cut_short_by_a_cancel() {
