@@ -57,7 +57,7 @@ function expectEvidence(error: { code: string; message: string; details: Record<
   expect(receipts[2].error.code).toBe("ELEMENT_INDEX_NOT_FOUND");
   expect(receipts[3].error).toBeUndefined();
   // Something was sent, so the final observation was taken after the app settled.
-  expect(error.details.settle).toEqual({ waitedMs: 40, events: 0, settled: true }); // issue 15: 40 ms quiet
+  expect(error.details.settle).toEqual({ waitedMs: 100, events: 0, settled: true });
   expect(error.details.observation.snapshot.snapshotId).toMatch(/^cs_/);
   expect(error.details.observation.snapshot.elements.find((e: any) => e.title === "Name").value).toBe("Ada");
 }
@@ -123,7 +123,7 @@ describe("a failed program is ok:false with its evidence", () => {
       ["unattempted", "not_dispatched"],
     ]);
     expect(receipts[1]).toMatchObject({ route: "accessibility", error: { code: "VERIFICATION_FAILED" } });
-    expect(settle).toEqual({ waitedMs: 40, events: 0, settled: true }); // issue 15: 40 ms quiet
+    expect(settle).toEqual({ waitedMs: 100, events: 0, settled: true });
     expect(observation.snapshot.elementCount).toBe(7);
     // Sent once each, never retried; the third step never sent.
     expect(mutations(sb).map((m) => m.args.action)).toEqual(["click", "set_value"]);

