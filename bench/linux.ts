@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { startDesktop, type Desktop } from "../src/desktop/index.ts";
 import { encodeFrame, FrameDecoder } from "../src/wire/codec.ts";
 import { percentile, printTable, type Row } from "./stats.ts";
+import { SETTLE_QUIET_MS } from "../src/program/executor.ts";
 // ---- issue 15: observation (the 600+ element row: Chromium as the live tests start it)
 import { browserArgv } from "../test/live/app-profiles.ts";
 // ---- end observation
@@ -353,7 +354,7 @@ export async function runLinuxBench(): Promise<Row[]> {
       x(["mousemove", String(okC[0] + 1), String(okC[1] + 1), "click", "1"]);
       spawnSync("scrot", ["-o", join(stateDir, "scrot.png")], { env: env(d) });
     });
-    rows.push({ name: "five-step program + final observation (serve run)", p50: percentile(prog, 50), p99: percentile(prog, 99), unit: "ms", note: `goal < 100 ms; of it the settle wait ${settled.length ? percentile(settled, 50).toFixed(0) : "?"} ms (a round trip, 40 ms quiet, a round trip); reference (xdotool per action + scrot): ${percentile(ref, 50).toFixed(0)} ms (ratio ${(percentile(ref, 50) / percentile(prog, 50)).toFixed(1)}x)` });
+    rows.push({ name: "five-step program + final observation (serve run)", p50: percentile(prog, 50), p99: percentile(prog, 99), unit: "ms", note: `goal < 100 ms; of it the settle wait ${settled.length ? percentile(settled, 50).toFixed(0) : "?"} ms (a round trip, ${SETTLE_QUIET_MS} ms quiet, a round trip); reference (xdotool per action + scrot): ${percentile(ref, 50).toFixed(0)} ms (ratio ${(percentile(ref, 50) / percentile(prog, 50)).toFixed(1)}x)` });
     serve.close();
     fg.close();
   } finally {
