@@ -44,7 +44,8 @@ pub const MAX_IN_FLIGHT: usize = 32;
 type Slots = Arc<tokio::sync::Semaphore>;
 
 enum Entry {
-    Open(zbus::Connection, Slots),
+    /// A connection whose peer was checked to be this pid.
+    Open(u32, zbus::Connection, Slots),
     /// No socket (or a refused one) at this time.
     Unavailable(Instant),
 }
@@ -66,14 +67,22 @@ fn disabled() -> bool {
     std::env::var("DECKHAND_NO_DIRECT").is_ok_and(|v| v == "1")
 }
 
-/// The known state for `bus`: Some(Some(conn)) open, Some(None) unavailable
-/// (recently), None never tried (or the retry time has come).
-fn known(bus: &str) -> Option<Option<(zbus::Connection, Slots)>> {
+/// The known state for `bus` as the application `pid`: Some(Some(conn))
+/// open to that very process, Some(None) unavailable (recently), None never
+/// tried (or the retry time has come, or the connection known leads to
+/// another process: a bus name of an earlier bus daemon).
+fn known(bus: &str, pid: u32) -> Option<Option<(zbus::Connection, Slots)>> {
     with_map(|m| match m.get(bus) {
-        Some(Entry::Open(c, s)) => Some(Some((c.clone(), s.clone()))),
+        Some(Entry::Open(p, c, s)) if *p == pid => Some(Some((c.clone(), s.clone()))),
         Some(Entry::Unavailable(t)) if t.elapsed() < RETRY_AFTER => Some(None),
         _ => None,
     })
+}
+
+/// Forget every direct connection (a new accessibility bus connection: bus
+/// names start over with a new bus daemon).
+pub fn clear() {
+    with_map(|m| m.clear());
 }
 
 fn remember(bus: &str, e: Entry) {
@@ -99,7 +108,7 @@ pub fn forget(bus: &str) {
 /// Whether `bus` is known to offer no usable direct connection (for now).
 #[cfg(test)]
 pub fn is_unavailable(bus: &str) -> bool {
-    matches!(known(bus), Some(None))
+    with_map(|m| matches!(m.get(bus), Some(Entry::Unavailable(t)) if t.elapsed() < RETRY_AFTER))
 }
 
 /// `a` with its calls to `bus` sent over a direct connection to the
@@ -108,14 +117,14 @@ pub async fn attach(a: &A11y, bus: &str, pid: u32) -> A11y {
     if disabled() {
         return a.clone();
     }
-    if let Some(k) = known(bus) {
+    if let Some(k) = known(bus, pid) {
         return match k {
             Some((conn, slots)) => a.with_direct(bus, conn, slots),
             None => a.clone(),
         };
     }
     let _g = CONNECTING.lock().await;
-    if let Some(k) = known(bus) {
+    if let Some(k) = known(bus, pid) {
         return match k {
             Some((conn, slots)) => a.with_direct(bus, conn, slots),
             None => a.clone(),
@@ -128,7 +137,7 @@ pub async fn attach(a: &A11y, bus: &str, pid: u32) -> A11y {
                 eprintln!("deckhand-helper-linux: direct connection to {bus} (pid {pid}) in {:.1} ms", t0.elapsed().as_secs_f64() * 1e3);
             }
             let slots = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
-            remember(bus, Entry::Open(conn.clone(), slots.clone()));
+            remember(bus, Entry::Open(pid, conn.clone(), slots.clone()));
             a.with_direct(bus, conn, slots)
         }
         Ok(Err(why)) => {

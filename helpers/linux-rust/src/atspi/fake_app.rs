@@ -289,6 +289,10 @@ fn attach_checks_the_peer_pid() {
         let ext: (i32, i32, i32, i32) = d.call(":1.501", FRAME, super::I_COMPONENT, "GetExtents", &(0u32,)).await.unwrap();
         assert_eq!(ext, (100, 50, 400, 300));
         assert_eq!(direct_stats.by_method.borrow().get("GetExtents").copied(), Some(1), "answered over the direct connection");
+        // The connection known for :1.501 leads to our pid: never used as another pid's
+        // (a bus name of an earlier bus daemon now naming another application).
+        let again = direct::attach(&a, ":1.501", 1).await;
+        assert!(!again.is_direct(":1.501"), "a connection checked for one pid is not used for another");
         let other = direct::attach(&a, ":1.502", 1).await;
         assert!(!other.is_direct(":1.502"), "a socket of another process than the app's is refused");
         assert!(direct::is_unavailable(":1.502"));

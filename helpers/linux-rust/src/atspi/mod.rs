@@ -131,6 +131,13 @@ impl A11y {
             .await
             .map_err(|e| Error::new(Code::PermissionDenied, format!("cannot connect to the accessibility bus {address}: {e}")))?;
         let me = A11y { conn, budget: None, direct: None, urgent: false };
+        // ---- issue 15: observation
+        // What was learned per bus name belongs to the bus daemon that gave
+        // the names: a new connection may be to a new daemon, whose names
+        // start over (":1.3" another application).
+        direct::clear();
+        tree::forget_toolkits();
+        // ---- end observation
         // Applications (GTK's atk-bridge) expose org.a11y.atspi.Cache only
         // once some client listens for events: register one, rare, event.
         if let Err(e) = me

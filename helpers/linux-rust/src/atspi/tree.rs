@@ -1003,6 +1003,14 @@ pub async fn toolkit(a: &A11y, bus: &str) -> (String, String) {
 static TOOLKITS: std::sync::Mutex<Option<HashMap<String, (String, String)>>> = std::sync::Mutex::new(None);
 const MAX_TOOLKITS: usize = 256;
 
+/// Forget the toolkits read (a new accessibility bus connection: bus names
+/// start over with a new bus daemon).
+pub fn forget_toolkits() {
+    if let Some(m) = TOOLKITS.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+        m.clear();
+    }
+}
+
 fn toolkit_known(bus: &str) -> Option<(String, String)> {
     TOOLKITS.lock().unwrap_or_else(|p| p.into_inner()).as_ref()?.get(bus).cloned()
 }
