@@ -662,18 +662,9 @@ pub struct AtHit {
 pub enum AtFull {
     /// The cached frame is no longer the window's.
     FrameInvalid,
-    /// The answer and what was learned on the way (as `At::Done`).
-    Done(Box<Result<AtHit>>, Vec<(Vec<u32>, String, Option<Rect>)>),
-}
-
-/// What `accessible_at_guessed` gave.
-pub enum At {
-    /// The cached frame is no longer the window's.
-    FrameInvalid,
-    /// The answer (exactly what the one-call-at-a-time descent and parent
-    /// climb give), and what was learned on the way: (path, object, extents)
+    /// The answer and what was learned on the way: (path, object, extents)
     /// of every level below the frame.
-    Done(Box<Result<Option<WireNode>>>, Vec<(Vec<u32>, String, Option<Rect>)>),
+    Done(Box<Result<AtHit>>, Vec<(Vec<u32>, String, Option<Rect>)>),
 }
 
 fn real_child(p: &str, cur: &str) -> bool {
@@ -694,23 +685,9 @@ fn real_child(p: &str, cur: &str) -> bool {
 ///   with one GetChildAtIndex per level instead of reading whole child
 ///   lists. Parent of every level is read in the same batch and must be the
 ///   level above (else the parents are climbed one at a time, as before).
-pub async fn accessible_at_guessed(
-    a: &A11y,
-    fe: &FrameEntry,
-    check: Option<(&str, Rect)>,
-    x: i32,
-    y: i32,
-    guess: &[(Vec<u32>, String)],
-    path_of: &dyn Fn(&str) -> Option<Vec<u32>>,
-) -> At {
-    match accessible_at_chain(a, fe, check, x, y, guess, path_of, AtWants { names: false, value: true }).await {
-        AtFull::FrameInvalid => At::FrameInvalid,
-        AtFull::Done(r, learned) => At::Done(Box::new((*r).map(|h| h.node)), learned),
-    }
-}
-
-/// `accessible_at_guessed`, also giving the node's item, actions and chain
-/// of objects, and (`wants.names`) the names of the levels above it.
+///
+/// Gives the node's item, actions and chain of objects, and (`wants.names`)
+/// the names of the levels above it.
 #[allow(clippy::too_many_arguments)]
 pub async fn accessible_at_chain(
     a: &A11y,

@@ -2,8 +2,8 @@
 //! screenshot, hit_test.
 
 use super::worker::Worker;
-use super::{resolve_frame, Ctx};
-use crate::atspi::actions::{self, At};
+use super::Ctx;
+use crate::atspi::actions;
 use crate::atspi::cache::FrameEntry;
 use crate::atspi::{self, apps, collection, tree, within, A11y};
 use crate::error::{Code, Error, Result};
@@ -593,80 +593,12 @@ pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
     let Some(w) = ctx.with_x(|x| windows::window_at(x, args.x, args.y))? else {
         return Ok(HitTestResult { pid: None, window_id: None, node: None });
     };
+    // The same descent as point_click's (frame guesses checked live, GTK 4's
+    // window-relative coordinates), with the node's value instead of the
+    // ancestors' names.
     let node = match w.pid {
         None => None,
-        Some(pid) => {
-            let r: Result<Option<WireNode>> = async {
-                let a = ctx.a11y().await?;
-                // The frame (and the chain under the point) as earlier
-                // requests found them: guesses, checked live in the batches.
-                let cached = ctx.resolved.borrow().frame(pid, w.id);
-                let (mut fe, mut check) = match cached {
-                    Some(fe) => (fe, true),
-                    None => (resolve_frame(ctx, &a, pid, &w).await?, false),
-                };
-                loop {
-                    // How this toolkit answers: GTK 4.8 takes and gives
-                    // window-relative coordinates for COORD_SCREEN, so the
-                    // point is asked for relative to the window and the
-                    // answer's bounds are moved back to the screen.
-                    let cached_view = ctx.resolved.borrow().view(&fe.bus, &fe.frame);
-                    let view = match cached_view {
-                        Some(v) => v,
-                        None => {
-                            let v = tree::view_of(&a, &fe.bus, &fe.frame, w.bounds).await;
-                            ctx.resolved.borrow_mut().set_view(&fe.bus, &fe.frame, v);
-                            v
-                        }
-                    };
-                    let (qx, qy) = (args.x - view.offset.0, args.y - view.offset.1);
-                    let guess = ctx.resolved.borrow().tree(&fe.bus, &fe.frame).map(|t| t.predict_at(args.x, args.y)).unwrap_or_default();
-                    let (bus, frame) = (fe.bus.clone(), fe.frame.clone());
-                    let path_of = |o: &str| ctx.resolved.borrow().tree(&bus, &frame).and_then(|t| t.paths.get(o).cloned());
-                    let chk = if check { Some((w.title.as_str(), w.bounds)) } else { None };
-                    match actions::accessible_at_guessed(&a, &fe, chk, qx, qy, &guess, &path_of).await {
-                        At::FrameInvalid => {
-                            ctx.resolved.borrow_mut().forget_frame(pid, w.id);
-                            fe = resolve_frame(ctx, &a, pid, &w).await?;
-                            check = false;
-                        }
-                        At::Done(r, learned) => {
-                            let shifted = view.offset != (0, 0);
-                            {
-                                let mut c = ctx.resolved.borrow_mut();
-                                let t = c.tree_mut(&fe.bus, &fe.frame);
-                                for (p, o, b) in learned {
-                                    // Window-relative extents are not kept (the
-                                    // ones get_tree stored stay).
-                                    t.insert(p, o, if shifted { None } else { b });
-                                }
-                            }
-                            let mut r = *r;
-                            if let Ok(Some(n)) = &mut r {
-                                if shifted || view.visible_ok {
-                                    // Re-read in screen terms (GTK 4 nodes are
-                                    // not SHOWING: no bounds were read).
-                                    let obj = ctx.resolved.borrow().tree(&fe.bus, &fe.frame).and_then(|t| t.nodes.get(&n.path).map(|k| k.obj.clone()));
-                                    let raw = match obj {
-                                        Some(o) if n.path.is_empty() || n.bounds.is_none() => tree::extents(&a, &fe.bus, &o).await,
-                                        _ if n.path.is_empty() => tree::extents(&a, &fe.bus, &fe.frame).await,
-                                        _ => n.bounds,
-                                    };
-                                    n.bounds = raw.map(|b| Rect::new(b.x.saturating_add(view.offset.0), b.y.saturating_add(view.offset.1), b.width, b.height));
-                                }
-                            }
-                            break r;
-                        }
-                    }
-                }
-            }
-            .await;
-            match r {
-                Ok(n) => n,
-                Err(e) if matches!(e.code, Code::AppNotFound | Code::WindowNotFound | Code::ElementUnresolvable) => None,
-                Err(e) => return Err(e),
-            }
-        }
+        Some(pid) => super::point_click::chain_at(ctx, pid, &w, args.x, args.y, actions::AtWants { names: false, value: true }).await?.and_then(|f| f.hit.node),
     };
     Ok(HitTestResult { pid: w.pid, window_id: Some(w.id), node })
 }

@@ -134,10 +134,10 @@ pub fn press_like(n: &WireNode, rule: &PressRule) -> bool {
 }
 
 /// What the hit test found, with what the click needs.
-struct Found {
+pub(crate) struct Found {
     /// The app's bus name and the window's frame accessible.
-    bus: String,
-    hit: AtHit,
+    pub bus: String,
+    pub hit: AtHit,
 }
 
 fn receipt(route: Route, delivery: Delivery) -> Receipt {
@@ -188,7 +188,7 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
     };
     // 2. The node and its chain.
     let found = match info {
-        Some(w) => match tokio::time::timeout(d, chain_at(ctx, a.pid, &w, a.x, a.y)).await {
+        Some(w) => match tokio::time::timeout(d, chain_at(ctx, a.pid, &w, a.x, a.y, AtWants { names: true, value: false })).await {
             Ok(Ok(f)) => f,
             Ok(Err(e)) => {
                 ctx.a11y_failed(&e);
@@ -253,8 +253,8 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
 }
 
 /// The node at the point in window `w` and its chain (None when the app has
-/// no accessible there), as observe's hit_test finds it.
-async fn chain_at(ctx: &Ctx, pid: u32, w: &windows::WinInfo, x: i32, y: i32) -> Result<Option<Found>> {
+/// no accessible there): point_click's and observe's hit_test's one descent.
+pub(crate) async fn chain_at(ctx: &Ctx, pid: u32, w: &windows::WinInfo, x: i32, y: i32, wants: AtWants) -> Result<Option<Found>> {
     let a = ctx.a11y().await?;
     let r: Result<Found> = async {
         let cached = ctx.resolved.borrow().frame(pid, w.id);
@@ -280,7 +280,7 @@ async fn chain_at(ctx: &Ctx, pid: u32, w: &windows::WinInfo, x: i32, y: i32) -> 
             let (bus, frame) = (fe.bus.clone(), fe.frame.clone());
             let path_of = |o: &str| ctx.resolved.borrow().tree(&bus, &frame).and_then(|t| t.paths.get(o).cloned());
             let chk = if check { Some((w.title.as_str(), w.bounds)) } else { None };
-            match actions::accessible_at_chain(&a, &fe, chk, qx, qy, &guess, &path_of, AtWants { names: true, value: false }).await {
+            match actions::accessible_at_chain(&a, &fe, chk, qx, qy, &guess, &path_of, wants).await {
                 AtFull::FrameInvalid => {
                     ctx.resolved.borrow_mut().forget_frame(pid, w.id);
                     fe = resolve_frame(ctx, &a, pid, w).await?;
