@@ -4,6 +4,7 @@
 // the rows and results produce, or when a row did not pass.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { CAPABILITY_KEYS } from "../src/wire/messages.ts";
 import { APP_SOURCE, APP_TOOLKIT, CAPABILITIES, ROWS, TOOLKITS, type MatrixApp, type MatrixRow, type Toolkit } from "../test/live/matrix/rows.ts";
 
 const root = resolve(import.meta.dirname, "..");
@@ -68,6 +69,63 @@ function observationTimes(): [string, string, string][] {
   return out.sort((a, b) => TOOLKITS.indexOf(a[0] as Toolkit) - TOOLKITS.indexOf(b[0] as Toolkit));
 }
 
+// ---- issues 17/18: helpers this repository's CI cannot run
+/**
+ * The macOS and Windows helpers declare their hello capabilities in
+ * helpers/<dir>/capabilities.json (their own native tests check the hello
+ * agrees with it). Nothing of theirs runs on this machine, so every entry
+ * must say `unverified`: a claim of `live` or `vectors` needs a run this
+ * repository's CI does not make, and `--check` fails on it.
+ */
+const FOREIGN_HELPERS = [
+  { dir: "macos-swift", title: "macOS" },
+  { dir: "windows-dotnet", title: "Windows" },
+] as const;
+type CapabilityFile = { helper: string; platform: string; capabilities: Record<string, { supported: boolean; verified: string; note?: string }> };
+const foreignProblems: string[] = [];
+
+function readCapabilityFile(dir: string): CapabilityFile | null {
+  const path = join(root, "helpers", dir, "capabilities.json");
+  if (!existsSync(path)) return null;
+  const file = JSON.parse(readFileSync(path, "utf8")) as CapabilityFile;
+  const keys = Object.keys(file.capabilities ?? {});
+  for (const k of CAPABILITY_KEYS) if (!keys.includes(k)) foreignProblems.push(`helpers/${dir}/capabilities.json: no entry for ${k}`);
+  for (const k of keys) {
+    if (!(CAPABILITY_KEYS as readonly string[]).includes(k)) foreignProblems.push(`helpers/${dir}/capabilities.json: unknown capability ${k}`);
+    const c = file.capabilities[k]!;
+    if (typeof c.supported !== "boolean") foreignProblems.push(`helpers/${dir}/capabilities.json: ${k}.supported is not a boolean`);
+    if (c.verified !== "unverified") foreignProblems.push(`helpers/${dir}/capabilities.json: ${k} claims verified "${c.verified}", but no run of this repository's CI proves it`);
+  }
+  return file;
+}
+
+function foreignTable(): string[] {
+  const files = FOREIGN_HELPERS.map((h) => ({ ...h, file: readCapabilityFile(h.dir) }));
+  const out = [
+    "## macOS and Windows",
+    "",
+    "These helpers are built and tested only by their own GitHub Actions workflows (`.github/workflows`);",
+    "no run of them is recorded here, so every capability they declare is `unverified`.",
+    "A cell: `unverified` (the helper implements it, untested on its OS by this repository), or `no` (refused with ACTION_UNSUPPORTED before anything is sent).",
+    "",
+  ];
+  if (files.every((f) => !f.file)) return [...out, "No macOS or Windows helper exists yet.", ""];
+  out.push(`| capability | ${files.map((f) => `${f.title} (\`helpers/${f.dir}\`)`).join(" | ")} |`, `|---|${files.map(() => "---").join("|")}|`);
+  const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+  for (const key of CAPABILITY_KEYS) {
+    const cells = files.map((f) => {
+      if (!f.file) return "no helper";
+      const c = f.file.capabilities[key];
+      if (!c) return "missing";
+      return cell(`${c.supported ? c.verified : "no"}${c.note ? `: ${c.note}` : ""}`);
+    });
+    out.push(`| \`${key}\` | ${cells.join(" | ")} |`);
+  }
+  out.push("");
+  return out;
+}
+// ---- end helpers this repository's CI cannot run
+
 function render(): string {
   const lines = [
     "# What deckhand supports (verified)",
@@ -85,8 +143,7 @@ function render(): string {
     "`dist/deckhand` and the real Linux helper, and checks its oracles against",
     "what the target application itself recorded or shows.",
     "",
-    "macOS and Windows: no helper has run on those systems in this project's CI;",
-    "nothing is claimed for them.",
+    "macOS and Windows: see [the last section](#macos-and-windows); nothing is verified there.",
     "",
   ];
   const passed = ROWS.filter((r) => status(r.id) === "passed").length;
@@ -109,6 +166,7 @@ function render(): string {
     lines.push("");
   }
   lines.push(`Environment: ${ROWS[0]!.environment}.`, "");
+  lines.push(...foreignTable());
   return lines.join("\n");
 }
 
@@ -124,6 +182,10 @@ if (process.argv.includes("--check")) {
   let bad = false;
   if (failing.length) {
     console.error(`matrix rows not passing in the last run: ${failing.join(", ")}`);
+    bad = true;
+  }
+  if (foreignProblems.length) {
+    console.error(foreignProblems.join("\n"));
     bad = true;
   }
   if (current !== text) {

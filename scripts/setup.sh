@@ -46,3 +46,24 @@ fi
 # 4. The single-file deckhand binary, with its helper beside it.
 log "bun build --compile -> dist/deckhand"
 bash scripts/build.sh
+
+# 5. Checks for what this machine cannot build or run: the macOS (Swift) and
+# Windows (C#) helpers are parsed with tree-sitter grammars (PyPI), and the
+# GitHub Actions workflows that build them natively are linted with
+# actionlint (Go module proxy; it runs shellcheck on `run:` scripts). Pinned
+# versions, installed under .state/tools (untracked) once.
+TOOLS="$PWD/.state/tools"
+PY_PINS="tree-sitter==0.26.1 tree-sitter-swift==0.7.4 tree-sitter-c-sharp==0.23.5"
+if [[ ! -f "$TOOLS/py/.pins" || "$(cat "$TOOLS/py/.pins")" != "$PY_PINS" ]]; then
+  log "tree-sitter grammars (Swift, C#) -> .state/tools/py"
+  rm -rf "$TOOLS/py"
+  python3 -m venv "$TOOLS/py"
+  # shellcheck disable=SC2086
+  "$TOOLS/py/bin/pip" install -q --disable-pip-version-check $PY_PINS
+  echo "$PY_PINS" >"$TOOLS/py/.pins"
+fi
+ACTIONLINT_VERSION=v1.7.12
+if [[ ! -x "$TOOLS/bin/actionlint" || "$("$TOOLS/bin/actionlint" -version | head -n1)" != "$ACTIONLINT_VERSION" ]]; then
+  log "actionlint $ACTIONLINT_VERSION -> .state/tools/bin"
+  GOBIN="$TOOLS/bin" GOFLAGS=-mod=mod go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+fi

@@ -12,6 +12,9 @@ tsc -p .
 npm run --silent depcheck  # the dependency rules: layers, no cycles, policy only via the seam (docs/layers.md)
 echo "== protocol schema and vectors match src/wire"
 bun scripts/gen-protocol.ts --check
+echo "== macOS and Windows helper sources parse (tree-sitter); workflows pass actionlint"
+.state/tools/py/bin/python scripts/check-helper-sources.py
+bash scripts/check-workflows.sh
 if [[ -f helpers/linux-rust/Cargo.toml ]]; then
   echo "== cargo test (helpers/linux-rust)"
   (cd helpers/linux-rust && cargo test --release --locked -q 2>&1 | tail -n 30)
