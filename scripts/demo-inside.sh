@@ -33,3 +33,19 @@ dh click --app "pid:$app" --element-index "$ok"
 await_log '"clicked"'
 echo; echo "== what the fixture app received"
 grep -E '"(clicked|text_changed)"' "$DECKHAND_FIXTURE_LOG"
+
+# A program recorded in a trace (issue 16): the operator looks at what it did
+# with `deckhand trace show`, one self-contained HTML file. Its last step is
+# refused on purpose (a value into the password field): the trace shows the
+# refusal, and the value only as its length.
+trace="${DECKHAND_DEMO_TRACE:-$DECKHAND_STATE_DIR/trace}"
+state=$(dh get-app-state --app "pid:$app" --window-id "$win" --json)
+name=$(idx text_field Name); ok=$(idx button OK); pw=$(echo "$state" | jqr "[int(m.group(1)) for m in __import__('re').finditer(r'\\[(\\d+)\\] secure_text_field', d['result']['snapshot']['treeText'])][0]")
+snap=$(echo "$state" | jqr 'd["result"]["snapshot"]["snapshotId"]')
+echo; echo "== deckhand run --trace $trace: set-value Name, click OK, set-value into the password field (refused)"
+printf '%s' "{\"app\": \"pid:$app\", \"snapshotId\": \"$snap\", \"steps\": [
+  {\"action\": \"set-value\", \"elementIndex\": $name, \"value\": \"Grace Hopper\"},
+  {\"action\": \"click\", \"elementIndex\": $ok},
+  {\"action\": \"set-value\", \"elementIndex\": $pw, \"value\": \"not-a-real-secret\"}
+]}" | dh run --trace "$trace" || echo "(the program failed where it was meant to: its last step)"
+dh trace show "$trace" --open >/dev/null && echo "trace: $trace/trace.html (open it in a browser)"

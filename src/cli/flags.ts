@@ -68,9 +68,11 @@ export interface OperatorFlags {
   allowForeground: boolean;
   confirmCmd?: string;
   policy?: string;
+  /** --trace DIR (issue 16): record the command's program in DIR. */
+  trace?: string;
 }
 
-const OPERATOR_VALUE_FLAGS = new Set(["--helper", "--confirm-cmd", "--policy"]);
+const OPERATOR_VALUE_FLAGS = new Set(["--helper", "--confirm-cmd", "--policy", "--trace"]);
 
 function bad(message: string, flag?: string): DeckhandError {
   return new DeckhandError("INVALID_ARGUMENTS", message, { details: flag ? { flag } : {} });
@@ -107,6 +109,7 @@ export function parseFlags(schema: z.ZodObject, argv: string[]): { args: Record<
       const v = takeValue();
       if (name === "--helper") operator.helper = v;
       else if (name === "--confirm-cmd") operator.confirmCmd = v;
+      else if (name === "--trace") operator.trace = v;
       else operator.policy = v;
       continue;
     }
@@ -186,6 +189,7 @@ export function helpText(command: string, summary: string, schema: z.ZodObject):
     "  --allow-foreground                 grant real pointer/keyboard input",
     "  --confirm-cmd <argv>               hook run for sensitive actions (no shell)",
     "  --policy <path>                    user policy file",
+    "  --trace <dir>                      record the program (run, actions) in a trace dir (deckhand trace show)",
   );
   return lines.join("\n");
 }

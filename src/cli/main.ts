@@ -13,6 +13,8 @@ import { isCommand, runCommand } from "../frontend/run-command.ts";
 import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "../protocol/caller.ts";
 import { appendAudit } from "../audit/log.ts";
 import { flushTrace, mark } from "../startup-trace.ts";
+import { checkTraceDir } from "../program/trace-dir.ts";
+import { isActionCommand } from "../protocol/actions.ts";
 
 mark("loaded");
 
@@ -30,7 +32,7 @@ function usage(): string {
     `  ${"serve".padEnd(width)}  NDJSON requests on stdin, envelopes on stdout (--adapter native|openai|anthropic)`,
     `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env (operator-only)`,
     `  ${"helper".padEnd(width)}  check --helper PATH: a helper's conformance to the wire protocol (operator-only)`,
-    `  ${"mcp".padEnd(width)}  MCP server on stdio (--helper, --allow-foreground, --confirm-cmd, --policy, --max-width)`,
+    `  ${"mcp".padEnd(width)}  MCP server on stdio (--helper, --allow-foreground, --confirm-cmd, --policy, --trace DIR, --max-width)`,
     "",
     "`deckhand <command> --help` lists a command's flags.",
   ].join("\n");
@@ -124,7 +126,7 @@ export async function main(argvIn: string[]): Promise<number> {
   }
   if (caller !== "operator") {
     const o = parsed.operator;
-    const flag = o.helper !== undefined ? "--helper" : o.allowForeground ? "--allow-foreground" : o.confirmCmd !== undefined ? "--confirm-cmd" : o.policy !== undefined ? "--policy" : null;
+    const flag = o.helper !== undefined ? "--helper" : o.allowForeground ? "--allow-foreground" : o.confirmCmd !== undefined ? "--confirm-cmd" : o.policy !== undefined ? "--policy" : o.trace !== undefined ? "--trace" : null;
     if (flag) return print(o.json, fail(first, operatorOnlyError(flag, caller)));
   }
   if (parsed.operator.help) {
@@ -136,11 +138,24 @@ export async function main(argvIn: string[]): Promise<number> {
   } catch (err) {
     return print(parsed.operator.json, fail(first, err, log));
   }
+  // issue 16: a trace records programs: `run` and the action commands.
+  let traceDir: string | undefined;
+  if (parsed.operator.trace !== undefined) {
+    try {
+      if (first !== "run" && !isActionCommand(first)) {
+        throw new DeckhandError("INVALID_ARGUMENTS", `--trace records programs: run and the action commands, not ${first}`, { details: { flag: "--trace" } });
+      }
+      traceDir = checkTraceDir(parsed.operator.trace);
+    } catch (err) {
+      return print(parsed.operator.json, fail(first, err, log));
+    }
+  }
   const operator = {
     helperPath: parsed.operator.helper,
     allowForeground: parsed.operator.allowForeground,
     confirmCmd: parsed.operator.confirmCmd,
     policyPath: parsed.operator.policy,
+    ...(traceDir !== undefined ? { traceDir, traceMode: "cli" as const } : {}),
   };
   let engine: Engine | null = null;
   mark("parsed");

@@ -31,6 +31,10 @@ export interface OperatorOptions {
   confirmCmd?: string;
   policyPath?: string;
   env?: NodeJS.ProcessEnv;
+  /** --trace DIR (issue 16): record every program of this process in DIR (src/program/trace-recorder.ts). */
+  traceDir?: string;
+  /** Which front end records (the trace's session line). */
+  traceMode?: "cli" | "serve" | "mcp";
 }
 
 export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, SafetyPort, EnvPort, PermissionsPort, ScreenshotScope, AppCache {
@@ -80,6 +84,14 @@ export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, S
     this.store = new SnapshotStore(stateDir(this.env));
     this.sessionId = `s_${process.pid.toString(36)}_${Date.now().toString(36)}`;
     this.foregroundLease = new ForegroundLease({ path: join(stateDir(this.env), LEASE_FILE), waitMs: leaseWaitMs(this.env), startTime: hostProcessFacts().startTime });
+  }
+
+  // issue 16: trace (TracePort)
+  get traceDir(): string | undefined {
+    return this.operator.traceDir;
+  }
+  get traceMode(): "cli" | "serve" | "mcp" | undefined {
+    return this.operator.traceMode;
   }
 
   /** Stage "helper resolution": find and start the helper, once. */

@@ -403,6 +403,12 @@ export async function rememberedSecureRects(engine: HelperPort & StorePort, app:
   return revealedBounds(result.nodes, remembered);
 }
 
+/** rememberedSecureRects from a tree already read (a trace's capture reads the tree once for both). */
+export function rememberedSecureRectsIn(engine: StorePort, app: ResolvedApp, windowId: number, nodes: readonly WireNode[]): Rect[] {
+  const remembered = engine.store.secureLocators(windowKeyOf(app, windowId));
+  return remembered.length === 0 ? [] : revealedBounds(nodes, remembered);
+}
+
 /** Screen bounds of remembered-secure fields the helper no longer reports as secure. */
 function revealedBounds(nodes: readonly WireNode[], remembered: readonly SecureLocator[]): Rect[] {
   return nodes.filter((n) => !n.secure && n.bounds && rememberedSecure(n, remembered)).map((n) => n.bounds!);

@@ -3,6 +3,7 @@
 import { DeckhandError } from "../protocol/errors.ts";
 import type { OperatorOptions } from "../engine/engine.ts";
 import { isAgentMode, operatorOnlyError, OPERATOR_FLAGS } from "../protocol/caller.ts";
+import { checkTraceDir } from "../program/trace-dir.ts";
 
 export interface SessionFlags extends OperatorOptions {
   /** Caps of images handed to a model (src/adapters/coords.ts adapterFit). */
@@ -13,7 +14,7 @@ export interface SessionFlags extends OperatorOptions {
 
 /**
  * Parses the flags every session mode shares (--allow-foreground, --helper,
- * --confirm-cmd, --policy, --max-width, --max-side, --max-pixels); `extra` handles a mode's own flags
+ * --confirm-cmd, --policy, --trace, --max-width, --max-side, --max-pixels); `extra` handles a mode's own flags
  * and returns false for a flag it does not know. In agent mode
  * (DECKHAND_AGENT_MODE in `env`) argv is the agent's: the operator flags are
  * refused (POLICY_DENIED, reason operator-only).
@@ -38,6 +39,11 @@ export function parseSessionFlags<T extends SessionFlags>(
     else if (a === "--helper") opts.helperPath = value();
     else if (a === "--confirm-cmd") opts.confirmCmd = value();
     else if (a === "--policy") opts.policyPath = value();
+    else if (a === "--trace") {
+      // issue 16: every program of the session is recorded in one trace.
+      opts.traceDir = checkTraceDir(value());
+      opts.traceMode = mode === "mcp" ? "mcp" : "serve";
+    }
     else if (a === "--max-width") {
       const v = Number(value());
       if (!Number.isInteger(v) || v < 16 || v > 10000) throw new DeckhandError("INVALID_ARGUMENTS", "--max-width must be an integer from 16 to 10000", { details: { flag: a } });

@@ -33,6 +33,7 @@ import { withOcrText } from "./ocr-point.ts";
 import { pointStep, type PointConfirm } from "./point-click.ts";
 import type { StepFacts } from "../engine/safety.ts";
 // ---- end click
+import { traceProgram, type ProgramTrace, type TracePort } from "./trace-recorder.ts"; // issue 16: trace
 
 export interface StepReceipt {
   index: number;
@@ -197,7 +198,7 @@ function failReceipt(index: number, step: Step, err: unknown, elementIndex: numb
  * snapshot store, the safety seam, app resolution, the permission gate's
  * unknowns, and observation (its screenshot scope and snapshot TTL).
  */
-export type ProgramPorts = Observer & CancelScope & AppCache & PermissionsPort & LeasePort;
+export type ProgramPorts = Observer & CancelScope & AppCache & PermissionsPort & LeasePort & TracePort;
 
 /** The cross-process foreground lease (src/session/foreground-lease.ts); absent: no lease (a test's engine). */
 export interface LeasePort {
@@ -221,6 +222,23 @@ export async function runProgram(
   // foreground helper request takes the lease, held to the program's end.
   const lease = engine.foregroundLease;
   if (lease && !lease.inScope()) return await lease.scope(() => runProgram(engine, program, opts), `deckhand ${opts.command}`);
+  // issue 16: trace. A program traced (operator's --trace) is recorded step by step, and its end whatever it ends with.
+  const trace = traceProgram(engine, opts.command, program.steps);
+  if (!trace) return await runTargeted(engine, program, opts, null);
+  try {
+    const run = await runTargeted(engine, program, opts, trace);
+    const { receipt } = run;
+    for (const r of receipt.steps) if (r.status === "unattempted") trace.unattempted(r.index, program.steps[r.index]!, r);
+    trace.end({ firstFailure: receipt.firstFailure, error: run.failure, settle: receipt.settle ?? null, observationError: receipt.observationError ?? null });
+    return run;
+  } catch (err) {
+    trace.end({ firstFailure: null, error: err, settle: null, observationError: null, selector: program.app });
+    throw err;
+  }
+}
+
+/** runProgram once its cancellation and lease scopes are in place. */
+async function runTargeted(engine: ProgramPorts, program: RunnableProgram, opts: { command: string; cancel?: CancelToken; app?: ResolvedApp }, trace: ProgramTrace | null): Promise<ProgramRun> {
   const { hello } = await engine.helper();
   // Target resolution (short reads) is not cancelled: a program cancelled this
   // early still returns its receipt, step 0 CANCELLED. Its steps are.
@@ -243,6 +261,7 @@ export async function runProgram(
   // ---- issue 13: app lifecycle (--restore-window: un-minimize the target first)
   if (program.restoreWindow) await restoreTargetWindow(engine, app, windowId, [window, ...windows], opts.command, decision.source);
   // ---- end lifecycle
+  await trace?.begin(app, windowId, snapshot?.snapshotId ?? null); // issue 16: trace
   const receipts: StepReceipt[] = program.steps.map((s, i) => ({
     index: i,
     action: s.action,
@@ -260,6 +279,9 @@ export async function runProgram(
   for (let i = 0; i < program.steps.length; i++) {
     const step = program.steps[i]!;
     const elementIndex = receipts[i]!.elementIndex;
+    // issue 16: trace: the step's plan and whether its decision was reached, for its trace line.
+    let traced: { plan: Plan | null; reached: boolean } = { plan: null, reached: false };
+    trace?.stepStart();
     try {
       if (opts.cancel?.cancelled) {
         const what = isActionCommand(opts.command) ? `${opts.command} was cancelled before anything was sent` : `program cancelled before step ${i}`;
@@ -273,6 +295,7 @@ export async function runProgram(
       if (elementIndex !== null) element = lookupElement(snapshot!, elementIndex);
       const named = elementIndex === null && indices.length ? { elements: indices.map((n) => lookupElement(snapshot!, n)), windowId: snapshot!.window.windowId } : undefined;
       const plan = await planStep(engine, step, element, app, element ? snapshot?.actionPairs?.[String(element.index)] : undefined, named, windows);
+      traced.plan = plan;
       for (const cap of capabilityFor(plan)) requireCapability(hello, cap as never, `${step.action} (${cap})`);
       const planElement = plan.kind === "element" ? plan.element : null;
       // What the confirm decision needs read live: the element's window, the focus, what is under the pointer.
@@ -292,11 +315,13 @@ export async function runProgram(
       if (engine.safety.checkUrl) await checkBrowserUrl(engine, app, windowId);
       // The decision is on record before anything is sent; if it cannot be, nothing is sent.
       engine.safety.audit({ event: "decision", command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, rule: decision.rule, outcome: "OK", delivery: "not_dispatched" });
+      traced.reached = true;
       // issue 15: click. A point click the helper held (a name under the point may be sensitive): the decision sees what is there.
       const confirm = (pointFacts: StepFacts, pointElement: Element | null) =>
         engine.safety.checkStep({ app, window: snapshot?.window ?? (window ? { windowId: window.window_id, title: window.title, bounds: window.bounds } : null), step, element: pointElement, command: opts.command, facts: pointFacts });
       receipts[i] = await dispatch(engine, plan, step, i, elementIndex, app, snapshot?.window.windowId ?? windowId ?? 0, keys, confirm);
       engine.safety.audit({ command: opts.command, appId: auditAppId(app), pid: app.pid, windowId, elementIndex, decision: "allow", decisionSource: decision.source, outcome: "OK", delivery: receipts[i]!.delivery });
+      await trace?.stepEnd({ index: i, step, ...traced, receipt: receipts[i]!, decision, error: null });
     } catch (err0) {
       let err = asUnverified(err0, engine.permissionsUnknown);
       if (err instanceof DeckhandError && err.code === "WINDOW_NOT_FOUND" && snapshot && (err.details.delivery ?? "not_dispatched") === "not_dispatched") {
@@ -310,6 +335,7 @@ export async function runProgram(
       } catch (auditErr) {
         process.stderr.write(`deckhand: audit write failed: ${(auditErr as Error).message}\n`);
       }
+      await trace?.stepEnd({ index: i, step, ...traced, receipt: receipts[i]!, decision, error: failure });
       break;
     }
   }

@@ -73,7 +73,7 @@ export const OPERATOR_ONLY_COMMANDS: readonly string[] = Object.freeze(["resume"
  * `[confirm]`) instead, or on the command line of a serve / mcp session
  * they start themselves.
  */
-export const OPERATOR_FLAGS: readonly string[] = Object.freeze(["--helper", "--allow-foreground", "--confirm-cmd", "--policy"]);
+export const OPERATOR_FLAGS: readonly string[] = Object.freeze(["--helper", "--allow-foreground", "--confirm-cmd", "--policy", "--trace"]);
 
 const WHO: Record<Caller, string> = {
   operator: "the operator",
