@@ -1,4 +1,6 @@
 // `deckhand mcp` driven by the MCP SDK's own client over stdio.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -114,6 +116,19 @@ describe("deckhand mcp", () => {
     expect((r.structuredContent as any).result).toMatchObject({ action: "click", delivery: "submitted", route: "accessibility", elementIndex: 1 });
     expect((r.content as Content[])[0]!.text).toContain("click: delivery submitted via accessibility");
     expect(sb.ops()).toContain("element_action");
+  });
+
+  it("--trace DIR (operator flag): a tool call's program is recorded, mode mcp", async () => {
+    const sb = sandbox();
+    const dir = join(sb.dir, "trace");
+    const { client } = await connect(sb, ["--trace", dir]);
+    await client.callTool({ name: "get_app_state", arguments: { app: "fixture-app", noScreenshot: true } });
+    const r = await client.callTool({ name: "click", arguments: { app: "fixture-app", elementIndex: 1 } });
+    expect(r.isError, JSON.stringify(r.content)).toBe(false);
+    const events = readFileSync(join(dir, "trace.jsonl"), "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toEqual(["session", "program", "step", "program-end"]);
+    expect(events[0]).toMatchObject({ mode: "mcp" });
+    expect(events[2]).toMatchObject({ action: "click", status: "completed", receipt: { delivery: "submitted" } });
   });
 
   it("set_value and type_text take their text in the arguments", async () => {
