@@ -389,7 +389,11 @@ describeLive("screenshot options through the real helper", () => {
       const jpg = await shot({ ...target, region: region.join(","), imageFormat: "jpeg", quality: 85 });
       expect(jpg).toMatchObject({ format: "jpeg", width: region[2], height: region[3] });
       expect(identify(jpg.path)).toBe(`JPEG ${region[2]} ${region[3]}`);
-      const err = meanError(magickDecode(jpg.path, region[2], region[3]), crop(png(before), ...region));
+      // The page may repaint between captures (one CI run saw a mean error of 30 against the earlier PNG
+      // alone, 9/9 fine on rerun): the JPEG is compared with the PNG taken before it and one taken right after.
+      const later = await shot(target);
+      const decoded = magickDecode(jpg.path, region[2], region[3]);
+      const err = Math.min(meanError(decoded, crop(png(before), ...region)), meanError(decoded, crop(png(later), ...region)));
       expect(err).toBeLessThan(6);
       metric("image-options.chromium.region", "jpegQ85MeanError", +err.toFixed(2));
       // The whole window as PNG, JPEG and WebP (quality 80): a text page's sizes.
