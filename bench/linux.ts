@@ -2,7 +2,7 @@
 // the same run (issues: observation, actions, programs).
 //   bun bench/linux.ts          (needs dist/deckhand; scripts/build.sh)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -355,6 +355,20 @@ export async function runLinuxBench(): Promise<Row[]> {
       spawnSync("scrot", ["-o", join(stateDir, "scrot.png")], { env: env(d) });
     });
     rows.push({ name: "five-step program + final observation (serve run)", p50: percentile(prog, 50), p99: percentile(prog, 99), unit: "ms", note: `goal < 100 ms; of it the settle wait ${settled.length ? percentile(settled, 50).toFixed(0) : "?"} ms (a round trip, ${SETTLE_QUIET_MS} ms quiet, a round trip); reference (xdotool per action + scrot): ${percentile(ref, 50).toFixed(0)} ms (ratio ${(percentile(ref, 50) / percentile(prog, 50)).toFixed(1)}x)` });
+    // ---------------------------------------------------------- the same program, traced (issue 16)
+    const traceDir = join(stateDir, "bench-trace");
+    const traced = new ServeClient(d, stateDir, ["--allow-foreground", "--trace", traceDir]);
+    const tracedRuns: number[] = [];
+    for (let i = 0; i < Math.min(RUNS, 20); i++) {
+      await traced.ok("get-app-state", { app, windowId: mainWin, noScreenshot: true });
+      const t0 = performance.now();
+      await traced.ok("run", { program });
+      tracedRuns.push(performance.now() - t0);
+    }
+    traced.close();
+    const traceBytes = readdirSync(join(traceDir, "img")).reduce((sum, f) => sum + statSync(join(traceDir, "img", f)).size, 0) + statSync(join(traceDir, "trace.jsonl")).size;
+    const images = readdirSync(join(traceDir, "img")).length;
+    rows.push({ name: "five-step program traced (serve --trace): per step a tree read + a 720-px JPEG", p50: percentile(tracedRuns, 50), p99: percentile(tracedRuns, 99), unit: "ms", note: `untraced in this run ${percentile(prog, 50).toFixed(0)} ms (x${(percentile(tracedRuns, 50) / percentile(prog, 50)).toFixed(1)}); xdotool per action + scrot ${percentile(ref, 50).toFixed(0)} ms; trace size ${(traceBytes / tracedRuns.length / 1024).toFixed(0)} KiB per program (${images} distinct images for ${tracedRuns.length * 6} captures)` });
     serve.close();
     fg.close();
   } finally {

@@ -28,7 +28,7 @@ import {
   type TraceMarks,
   type TraceTreeDiff,
 } from "../protocol/trace.ts";
-import { buildTree, locatorKindOf } from "../session/snapshot.ts";
+import { buildTree, locatorKindOf, windowKeyOf } from "../session/snapshot.ts";
 import type { Hello, WireNode } from "../wire/messages.ts";
 import { captureWindow, rememberedSecureRects, rememberedSecureRectsIn, type Observer } from "../engine/observe.ts";
 import type { ResolvedApp } from "../engine/resolve.ts";
@@ -228,6 +228,14 @@ export function decisionOf(opts: { reached: boolean; source: string | null; rule
 
 type Engine = Observer & TracePort;
 
+/**
+ * The quiet window before a step's "after" capture: shorter than the final
+ * observation's (SETTLE_QUIET_MS, executor.ts), since the trace waits after
+ * every step; an image taken a frame early shows the step's effect on the
+ * next step's "after" anyway (measured: bench/README.md, issue 16).
+ */
+const TRACE_SETTLE_QUIET_MS = 40;
+
 /** One program's trace; every method swallows its own failures (a trace never fails a program). */
 export class ProgramTrace {
   private readonly secrets: string[];
@@ -273,9 +281,14 @@ export class ProgramTrace {
     const app = this.app;
     const windowId = this.windowId;
     if (!app || !windowId) return { image: { missing: "no target window" }, lines: null };
-    // The tree first: the image's redaction of remembered secure fields reads the same nodes.
-    const nodes = await this.tree(app, windowId);
-    const image = await this.image(app, windowId, nodes);
+    // Where the store remembers secure fields, the image's redaction needs the tree: read it first
+    // (one read for both); elsewhere the two run together.
+    if (this.engine.store.secureLocators(windowKeyOf(app, windowId)).length) {
+      const nodes = await this.tree(app, windowId);
+      const image = await this.image(app, windowId, nodes);
+      return { image, lines: nodes && this.linesOf(nodes) };
+    }
+    const [nodes, image] = await Promise.all([this.tree(app, windowId), this.image(app, windowId, [])]);
     return { image, lines: nodes && this.linesOf(nodes) };
   }
 
@@ -423,7 +436,7 @@ export class ProgramTrace {
     try {
       const { supervisor, hello } = await this.engine.helper();
       if (!this.app || !hello.capabilities.settle?.supported) return;
-      await supervisor.request("settle", { pid: this.app.pid, quiet_ms: 60, max_ms: 400 });
+      await supervisor.request("settle", { pid: this.app.pid, quiet_ms: TRACE_SETTLE_QUIET_MS, max_ms: 300 });
     } catch {
       /* the capture is taken anyway */
     }
