@@ -4,6 +4,7 @@ import { z } from "zod";
 import { COMMAND_SUMMARY, COMMANDS, ARGS } from "../protocol/commands.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Engine } from "../engine/engine.ts";
+import type { ProgressEvent } from "../engine/ports.ts";
 import { openEngine } from "../frontend/engine.ts";
 import { VERSION } from "../version.ts";
 import { fail } from "../frontend/envelope.ts";
@@ -13,6 +14,7 @@ import { isCommand, runCommand } from "../frontend/run-command.ts";
 import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "../protocol/caller.ts";
 import { appendAudit } from "../audit/log.ts";
 import { flushTrace, mark } from "../startup-trace.ts";
+import { progressText, stderrProgress } from "./progress.ts";
 
 mark("loaded");
 
@@ -95,7 +97,12 @@ export async function main(argvIn: string[]): Promise<number> {
   }
   if (first === "desktop") {
     const { desktopMain } = await import("../desktop/index.ts");
-    return await desktopMain(rest);
+    const line = stderrProgress();
+    try {
+      return await desktopMain(rest, undefined, process.env, line ? (text) => (text === null ? line.clear() : line.show(text)) : undefined);
+    } finally {
+      line?.dispose();
+    }
   }
   if (first === "helper") {
     const { helperMain } = await import("../helpers/check.ts");
@@ -136,11 +143,14 @@ export async function main(argvIn: string[]): Promise<number> {
   } catch (err) {
     return print(parsed.operator.json, fail(first, err, log));
   }
+  // Progress on stderr when it is a terminal (src/cli/progress.ts), erased before the output.
+  const line = stderrProgress();
   const operator = {
     helperPath: parsed.operator.helper,
     allowForeground: parsed.operator.allowForeground,
     confirmCmd: parsed.operator.confirmCmd,
     policyPath: parsed.operator.policy,
+    ...(line ? { progress: (e: ProgressEvent) => void line.show(...progressText(e)) } : {}),
   };
   let engine: Engine | null = null;
   mark("parsed");
@@ -149,10 +159,13 @@ export async function main(argvIn: string[]): Promise<number> {
     mark("engine");
     const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin, caller }, log);
     mark("command");
+    line?.dispose();
     return print(parsed.operator.json, envelope);
   } catch (err) {
+    line?.dispose();
     return print(parsed.operator.json, fail(first, err, log));
   } finally {
+    line?.dispose();
     await engine?.close();
     mark("closed");
     flushTrace();
