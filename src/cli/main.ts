@@ -4,7 +4,6 @@ import { z } from "zod";
 import { COMMAND_SUMMARY, COMMANDS, ARGS } from "../protocol/commands.ts";
 import { DeckhandError } from "../protocol/errors.ts";
 import type { Engine } from "../engine/engine.ts";
-import type { ProgressEvent } from "../engine/ports.ts";
 import { openEngine } from "../frontend/engine.ts";
 import { VERSION } from "../version.ts";
 import { fail } from "../frontend/envelope.ts";
@@ -14,7 +13,7 @@ import { isCommand, runCommand } from "../frontend/run-command.ts";
 import { cliCaller, operatorOnlyError, OPERATOR_ONLY_COMMANDS } from "../protocol/caller.ts";
 import { appendAudit } from "../audit/log.ts";
 import { flushTrace, mark } from "../startup-trace.ts";
-import { progressText, stderrProgress } from "./progress.ts";
+import { engineProgress, stderrProgress } from "./progress.ts";
 
 mark("loaded");
 
@@ -150,7 +149,7 @@ export async function main(argvIn: string[]): Promise<number> {
     allowForeground: parsed.operator.allowForeground,
     confirmCmd: parsed.operator.confirmCmd,
     policyPath: parsed.operator.policy,
-    ...(line ? { progress: (e: ProgressEvent) => void line.show(...progressText(e)) } : {}),
+    ...(line ? { progress: engineProgress(line) } : {}),
   };
   let engine: Engine | null = null;
   mark("parsed");

@@ -33,8 +33,8 @@ export function progressWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessE
   return stream.isTTY === true;
 }
 
-/** The line for an engine event, and how long it must last before it is worth showing. */
-export function progressText(e: ProgressEvent): [text: string, delayMs: number] {
+/** The line for an engine event, and how long it must last before it is worth showing; null: erase the line. */
+export function progressText(e: ProgressEvent): [text: string, delayMs: number] | null {
   switch (e.kind) {
     case "step":
       return [`step ${e.index + 1}/${e.total} ${e.action}…`, 0];
@@ -44,7 +44,18 @@ export function progressText(e: ProgressEvent): [text: string, delayMs: number] 
       return ["observing…", 0];
     case "tree":
       return [`reading tree of ${e.app}…`, TREE_DELAY_MS];
+    case "confirm":
+      return null;
   }
+}
+
+/** The engine's progress sink (OperatorOptions.progress) drawing on a line. */
+export function engineProgress(line: ProgressLine): (e: ProgressEvent) => void {
+  return (e) => {
+    const shown = progressText(e);
+    if (shown) line.show(...shown);
+    else line.clear();
+  };
 }
 
 /**

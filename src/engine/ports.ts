@@ -73,7 +73,9 @@ export type ProgressEvent =
   /** After the last step: the program's final observation. */
   | { kind: "observe" }
   /** An accessibility tree is being read (shown only when it takes a while). */
-  | { kind: "tree"; app: string };
+  | { kind: "tree"; app: string }
+  /** The operator's confirm hook runs now: it may prompt on the same terminal, so the line is erased until the next event. */
+  | { kind: "confirm" };
 
 /** Where progress goes; absent when nobody watches (serve, MCP, a pipe, a test's engine). */
 export interface ProgressPort {

@@ -5,13 +5,15 @@
 // either way), not serve's stderr, and not with DECKHAND_PROGRESS=0. Which
 // events a program emits, in order, is checked in-process.
 import { spawn } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.ts";
 import type { ProgressEvent } from "../../src/engine/ports.ts";
 import { permissiveSafety } from "../../src/engine/safety.ts";
+import { createSafety } from "../../src/engine/default-safety.ts";
 import { runCommand } from "../../src/frontend/run-command.ts";
-import { BUN, cleanupSandboxes, contractViolation, FAKE, MAIN, observedSandbox, REPO, sandbox, type Sandbox } from "./harness.ts";
+import { BUN, cleanupSandboxes, cli, contractViolation, expectOk, FAKE, MAIN, observedSandbox, REPO, sandbox, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -94,6 +96,23 @@ function normalizedHuman(text: string): string {
 
 const hasProgressBytes = (s: string) => s.includes("\x1b[2K") || /step \d+\/\d+|observing|settling|reading tree/.test(s);
 
+/**
+ * The fake's "Delete file?" dialog, observed: clicking its Reason entry
+ * presses the default button Delete, which asks the confirm hook. The hook
+ * prompts on stderr as an interactive one would ("confirm? ", then the
+ * answer), reads the description and allows.
+ */
+async function confirmSandbox(): Promise<{ sb: Sandbox; reason: number; hook: string }> {
+  const sb = sandbox();
+  sb.control({ dialog: true });
+  const state = expectOk(await cli(sb, ["get-app-state", "--app", "fixture-app", "--window-id", String(0x200003), "--no-screenshot"]), "get-app-state");
+  const reason = state.snapshot.elements.find((e: { title: string }) => e.title === "Reason").index as number;
+  const hook = join(sb.dir, "confirm.sh");
+  writeFileSync(hook, "#!/bin/sh\nprintf 'confirm? ' >&2\ncat >/dev/null\nprintf 'yes\\n' >&2\n");
+  chmodSync(hook, 0o755);
+  return { sb, reason, hook };
+}
+
 describe("progress on the CLI's stderr", () => {
   it("a TTY stderr shows the steps and ends erased; a piped stderr gets none; stdout is the same one envelope either way", async () => {
     // Two sandboxes with the same observation: both runs start from the same state.
@@ -151,6 +170,18 @@ describe("progress on the CLI's stderr", () => {
     expect(r.stderr.slice(0, error).endsWith(ERASE)).toBe(true);
   });
 
+  it("the line is erased before the operator's confirm hook runs: its prompt on the terminal starts clean", async () => {
+    const sb = await confirmSandbox();
+    const r = await ptyCli(sb.sb, ["click", "--app", "fixture-app", "--element-index", String(sb.reason), "--confirm-cmd", sb.hook, "--json"], { stderr: "pty" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`${ERASE}step 1/1 click…`);
+    // The hook's prompt (no newline before its answer) follows an erase, never the progress text.
+    const prompt = r.stderr.indexOf("confirm? yes");
+    expect(prompt).toBeGreaterThan(0);
+    expect(r.stderr.slice(0, prompt).endsWith(ERASE)).toBe(true);
+    expect(oneEnvelope(r)).toMatchObject({ ok: true, command: "click" });
+  });
+
   it("serve never draws progress, even with a TTY stderr (its stderr is a log)", async () => {
     const sb = await observedSandbox();
     const requests = [{ id: 1, command: "run", args: { program: PROGRAM } }, { id: 2, command: "get-app-state", args: { app: "fixture-app", noScreenshot: true } }];
@@ -203,6 +234,17 @@ describe("progress events of the engine", () => {
     events.length = 0;
     expect((await runCommand(engine, "click", { app: "fixture-app", elementIndex: 1 }, {}, () => {})).ok).toBe(true);
     expect(events).toEqual([{ kind: "step", index: 0, total: 1, action: "click" }]);
+  });
+
+  it("a confirm hook's run is an event of its own (the line is erased for its prompt)", async () => {
+    const { sb, reason, hook } = await confirmSandbox();
+    const events: ProgressEvent[] = [];
+    const env = sb.env();
+    const operator = { helperPath: FAKE, env, confirmCmd: hook, progress: (e: ProgressEvent) => events.push(e) };
+    const engine = new Engine(operator, createSafety(operator, env));
+    engines.push(engine);
+    expect((await runCommand(engine, "click", { app: "fixture-app", elementIndex: reason }, {}, () => {})).ok).toBe(true);
+    expect(events).toEqual([{ kind: "step", index: 0, total: 1, action: "click" }, { kind: "confirm" }]);
   });
 
   it("no sink, no events: an engine without the operator's progress option runs the same", async () => {

@@ -2,7 +2,7 @@
 // throttle and the tree read's delay (fake timers, so no wall-clock
 // thresholds), erasing before any other write, and what it says.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ProgressLine, progressText, progressWanted, THROTTLE_MS, TREE_DELAY_MS, type ProgressStream } from "../../../src/cli/progress.ts";
+import { engineProgress, ProgressLine, progressText, progressWanted, THROTTLE_MS, TREE_DELAY_MS, type ProgressStream } from "../../../src/cli/progress.ts";
 
 const ERASE = "\r\x1b[2K";
 
@@ -46,6 +46,19 @@ describe("progressText", () => {
     expect(progressText({ kind: "settle" })).toEqual(["settling…", 0]);
     expect(progressText({ kind: "observe" })).toEqual(["observing…", 0]);
     expect(progressText({ kind: "tree", app: "gedit" })).toEqual(["reading tree of gedit…", TREE_DELAY_MS]);
+    expect(progressText({ kind: "confirm" })).toBeNull();
+  });
+
+  it("a confirm hook's run erases the line and drops what was waiting to be drawn", () => {
+    const t = fakeTerminal();
+    const line = new ProgressLine(t, clock);
+    const sink = engineProgress(line);
+    sink({ kind: "step", index: 0, total: 2, action: "click" });
+    sink({ kind: "settle" }); // behind the throttle
+    sink({ kind: "confirm" });
+    vi.advanceTimersByTime(THROTTLE_MS * 10);
+    expect(t.writes).toEqual([`${ERASE}step 1/2 click…`, ERASE]);
+    line.dispose();
   });
 });
 
