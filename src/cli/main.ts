@@ -15,6 +15,7 @@ import { appendAudit } from "../audit/log.ts";
 import { flushTrace, mark } from "../startup-trace.ts";
 import { checkTraceDir } from "../program/trace-dir.ts";
 import { isActionCommand } from "../protocol/actions.ts";
+import { engineProgress, stderrProgress } from "./progress.ts";
 
 mark("loaded");
 
@@ -97,7 +98,12 @@ export async function main(argvIn: string[]): Promise<number> {
   }
   if (first === "desktop") {
     const { desktopMain } = await import("../desktop/index.ts");
-    return await desktopMain(rest);
+    const line = stderrProgress();
+    try {
+      return await desktopMain(rest, undefined, process.env, line ? (text) => (text === null ? line.clear() : line.show(text)) : undefined);
+    } finally {
+      line?.dispose();
+    }
   }
   if (first === "helper") {
     const { helperMain } = await import("../helpers/check.ts");
@@ -150,12 +156,15 @@ export async function main(argvIn: string[]): Promise<number> {
       return print(parsed.operator.json, fail(first, err, log));
     }
   }
+  // Progress on stderr when it is a terminal (src/cli/progress.ts), erased before the output.
+  const line = stderrProgress();
   const operator = {
     helperPath: parsed.operator.helper,
     allowForeground: parsed.operator.allowForeground,
     confirmCmd: parsed.operator.confirmCmd,
     policyPath: parsed.operator.policy,
     ...(traceDir !== undefined ? { traceDir, traceMode: "cli" as const } : {}),
+    ...(line ? { progress: engineProgress(line) } : {}),
   };
   let engine: Engine | null = null;
   mark("parsed");
@@ -164,10 +173,13 @@ export async function main(argvIn: string[]): Promise<number> {
     mark("engine");
     const envelope = await runCommand(engine, first, parsed.args, { readStdin: readAllStdin, caller }, log);
     mark("command");
+    line?.dispose();
     return print(parsed.operator.json, envelope);
   } catch (err) {
+    line?.dispose();
     return print(parsed.operator.json, fail(first, err, log));
   } finally {
+    line?.dispose();
     await engine?.close();
     mark("closed");
     flushTrace();

@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../session/state-dir.ts";
-import { startDesktop, stopRecorded, type DesktopRecord } from "./desktop.ts";
+import { startDesktop, stopRecorded, type DesktopOptions, type DesktopRecord } from "./desktop.ts";
 import { isAlive } from "./processes.ts";
 import { runInDesktop } from "./run.ts";
 import { isAgentMode, operatorOnlyError } from "../protocol/caller.ts";
@@ -28,7 +28,7 @@ const stdio: Io = {
  * (exit 1, POLICY_DENIED reason operator-only). main.ts refuses it first, with
  * an envelope under --json; this is the same rule for any other entry point.
  */
-export async function desktopMain(args: string[], io: Io = stdio, environment: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function desktopMain(args: string[], io: Io = stdio, environment: NodeJS.ProcessEnv = process.env, progress?: DesktopOptions["progress"]): Promise<number> {
   if (isAgentMode(environment)) {
     const e = operatorOnlyError("desktop", "agent_cli");
     io.err(`deckhand desktop: ${e.code}: ${e.message}\nhint: ${e.remediation}\n`);
@@ -61,11 +61,11 @@ export async function desktopMain(args: string[], io: Io = stdio, environment: N
   switch (sub) {
     case "run":
       if (!command.length) return usage("run needs a command after --");
-      return runInDesktop(command, { ...size, log: process.env.DECKHAND_DEBUG ? (l) => io.err(`${l}\n`) : undefined });
+      return runInDesktop(command, { ...size, progress, log: process.env.DECKHAND_DEBUG ? (l) => io.err(`${l}\n`) : undefined });
     case "start":
-      return start(io, json, size);
+      return start(io, json, size, progress);
     case "stop":
-      return stop(io);
+      return stop(io, progress);
     case "env":
       return env(io, json);
     default:
@@ -90,7 +90,7 @@ function isRunning(r: DesktopRecord): boolean {
   return !!xvfb && isAlive(xvfb.pid, xvfb.start);
 }
 
-async function start(io: Io, json: boolean, size?: { width: number; height: number }): Promise<number> {
+async function start(io: Io, json: boolean, size?: { width: number; height: number }, progress?: DesktopOptions["progress"]): Promise<number> {
   const old = readRecord();
   if (old && isRunning(old)) {
     io.err(`deckhand desktop: a desktop is already running on ${old.display}; run \`deckhand desktop stop\` first\n`);
@@ -99,7 +99,7 @@ async function start(io: Io, json: boolean, size?: { width: number; height: numb
   if (old) await stopRecorded(old).catch(() => {}); // stale: clean up what is left
   let desktop;
   try {
-    desktop = await startDesktop({ ...size, persistent: true });
+    desktop = await startDesktop({ ...size, persistent: true, progress });
   } catch (err) {
     io.err(`${(err as Error).message}\n`);
     return 1;
@@ -114,13 +114,15 @@ async function start(io: Io, json: boolean, size?: { width: number; height: numb
   return 0;
 }
 
-async function stop(io: Io): Promise<number> {
+async function stop(io: Io, progress?: DesktopOptions["progress"]): Promise<number> {
   const r = readRecord();
   if (!r) {
     io.err("deckhand desktop: no desktop is running\n");
     return 1;
   }
+  progress?.(`desktop: stopping ${r.display}…`);
   await stopRecorded(r);
+  progress?.(null);
   rmSync(recordPath(), { force: true });
   return 0;
 }

@@ -17,6 +17,8 @@ export interface DesktopOptions {
   stepTimeoutMs?: number;
   /** Keep the desktop running after this process exits (`deckhand desktop start`). */
   persistent?: boolean;
+  /** The start-up phase now running, for a terminal's progress line; null once the desktop is up or has failed. */
+  progress?: (phase: string | null) => void;
 }
 
 export interface Desktop {
@@ -100,18 +102,22 @@ export async function startDesktop(opts: DesktopOptions = {}): Promise<Desktop> 
   const record: DesktopRecord = { display: "", env, root, processes: ctx.started };
   const mark = (step: string, since: number) => opts.log?.(`desktop: ${step} ready in ${Math.round(performance.now() - since)} ms`);
   if (!ctx.persistent) trackForExit(record);
+  const phase = opts.progress ?? (() => {});
   try {
     let t = performance.now();
+    phase("desktop: starting the X server (Xvfb)…");
     const x = await startXvfb(ctx, size);
     record.display = env.DISPLAY = ctx.env.DISPLAY = x.display;
     mark(`Xvfb ${x.display}`, t);
 
     t = performance.now();
+    phase("desktop: starting the session D-Bus…");
     const bus = await startSessionBus(ctx);
     env.DBUS_SESSION_BUS_ADDRESS = ctx.env.DBUS_SESSION_BUS_ADDRESS = bus.address;
     mark("session bus", t);
 
     t = performance.now();
+    phase("desktop: starting the AT-SPI accessibility bus and registry…");
     const a11y = await startAccessibility(ctx, bus.address);
     // Set explicitly so that an AT_SPI_BUS_ADDRESS in the caller's
     // environment can never point clients at another desktop's tree.
@@ -119,12 +125,16 @@ export async function startDesktop(opts: DesktopOptions = {}): Promise<Desktop> 
     mark("accessibility bus and registry", t);
 
     t = performance.now();
+    phase("desktop: starting the window manager (openbox)…");
     await startWindowManager(ctx, x.display);
     mark("openbox", t);
   } catch (err) {
+    phase("desktop: start-up failed, cleaning up…");
     await stopRecorded(record).catch(() => {});
     owned.delete(record);
     throw err;
+  } finally {
+    phase(null);
   }
   record.processes = ctx.started.map(({ name, pid, start }) => ({ name, pid, start }));
   opts.log?.(`desktop: ${record.display} up in ${Math.round(performance.now() - t0)} ms (root ${root})`);

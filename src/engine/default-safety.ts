@@ -131,6 +131,7 @@ export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, 
         ...(d.keys ? { keys: d.keys.slice(0, 32).map((k) => k.slice(0, 64)) } : {}),
       };
       try {
+        operator.progress?.({ kind: "confirm" });
         await runConfirm(hook.command, description, hook.timeoutMs, { env });
         audit({ event: "decision", command, appId: auditAppId(app), pid: app.pid, windowId: window?.windowId ?? null, elementIndex: element && element.index >= 0 ? element.index : null, decision: "allow", decisionSource: "confirm", rule: `route:${d.route}`, outcome: "OK" });
       } catch (err) {
@@ -153,6 +154,7 @@ export function createSafety(operator: OperatorOptions, env: NodeJS.ProcessEnv, 
       };
       const base = { event: "decision" as const, command, appId: app ? auditAppId(app) : null, pid: app?.pid ?? null, windowId: window?.windowId ?? null, decisionSource: "confirm", rule: `command:${action}` };
       try {
+        operator.progress?.({ kind: "confirm" });
         await runConfirm(hook.command, description, hook.timeoutMs, { env });
         audit({ ...base, decision: "allow", outcome: "OK" });
       } catch (err) {

@@ -10,7 +10,7 @@ import { stateDir } from "../session/state-dir.ts";
 import type { Safety } from "./safety.ts";
 import { pause as pauseFlag } from "../audit/pause.ts";
 import type { Hello } from "../wire/messages.ts";
-import type { CancelScope, EnvPort, HelperPort, HelperSession, PermissionsPort, SafetyPort, ScreenshotOptions, ScreenshotScope, SerialPort, StorePort } from "./ports.ts";
+import type { CancelScope, EnvPort, HelperPort, HelperSession, PermissionsPort, ProgressEvent, ProgressPort, SafetyPort, ScreenshotOptions, ScreenshotScope, SerialPort, StorePort } from "./ports.ts";
 import type { AppCache, ResolvedApp } from "./resolve.ts";
 import { join } from "node:path";
 import { ForegroundLease, LEASE_FILE, leaseWaitMs } from "../session/foreground-lease.ts";
@@ -35,9 +35,11 @@ export interface OperatorOptions {
   traceDir?: string;
   /** Which front end records (the trace's session line). */
   traceMode?: "cli" | "serve" | "mcp";
+  /** Progress of long operations, for a terminal (the one-shot CLI sets it when stderr is a TTY; serve and MCP never do). */
+  progress?: (event: ProgressEvent) => void;
 }
 
-export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, SafetyPort, EnvPort, PermissionsPort, ScreenshotScope, AppCache {
+export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, SafetyPort, EnvPort, PermissionsPort, ScreenshotScope, ProgressPort, AppCache {
   readonly env: NodeJS.ProcessEnv;
   readonly store: SnapshotStore;
   readonly sessionId: string;
@@ -176,6 +178,11 @@ export class Engine implements HelperPort, CancelScope, SerialPort, StorePort, S
   /** The screenshot options of the command running here, if any. */
   get screenshotOptions(): ScreenshotOptions | undefined {
     return this.screenshotScope.getStore();
+  }
+
+  /** The operator's progress sink (OperatorOptions.progress), if any. */
+  get progress(): ((event: ProgressEvent) => void) | undefined {
+    return this.operator.progress;
   }
 
   /** The cancellation signal of the command running here, if any. */

@@ -22,7 +22,7 @@ import { DEFAULT_COMPACT_MAX_BYTES } from "../protocol/commands.ts";
 import { diffBlocker, diffSnapshots, reuseFrom, type SnapshotDiff } from "../session/diff.ts";
 import { renderPage, type Page, type ViewOptions } from "../session/view.ts";
 import type { Rect, WireNode, WireWindow } from "../wire/messages.ts";
-import { requireCapability, type EnvPort, type HelperPort, type ImageSize, type SafetyPort, type ScreenshotOptions, type ScreenshotScope, type StorePort } from "./ports.ts";
+import { requireCapability, type EnvPort, type HelperPort, type ImageSize, type ProgressPort, type SafetyPort, type ScreenshotOptions, type ScreenshotScope, type StorePort } from "./ports.ts";
 import type { ResolvedApp } from "./resolve.ts";
 import { auditAppId, type Safety } from "./safety.ts";
 import { noTreeWarning, type ObservationWarning } from "./tree-advice.ts";
@@ -40,7 +40,7 @@ export interface ScreenshotOutcome {
 }
 
 /** What an observation uses of the engine. */
-export type Observer = HelperPort & StorePort & SafetyPort & ScreenshotScope & EnvPort;
+export type Observer = HelperPort & StorePort & SafetyPort & ScreenshotScope & EnvPort & ProgressPort;
 
 /** The helper's least max_width (wire/messages.ts). */
 const MIN_MAX_WIDTH = 16;
@@ -290,6 +290,7 @@ export async function observe(engine: Observer, app: ResolvedApp, window: WireWi
   // observed as its screenshot alone: nothing is asked of it over
   // accessibility, and the snapshot says why it has no elements.
   const treeless = !app.accessible;
+  if (!treeless) engine.progress?.({ kind: "tree", app: app.name });
   const treeP: Promise<{ result: { nodes: WireNode[]; truncated: boolean } }> = treeless
     ? Promise.resolve({ result: { nodes: [], truncated: false } })
     : supervisor.request("get_tree", {

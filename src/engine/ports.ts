@@ -59,6 +59,29 @@ export interface PermissionsPort {
   permissionsUnknown: string[];
 }
 
+/**
+ * What a long operation is doing now, for a person watching a terminal: the
+ * one-shot CLI draws it as one line on stderr when stderr is a TTY
+ * (src/cli/progress.ts). Never part of a result, a log or an envelope; it
+ * names actions and apps only, never a value typed or pasted.
+ */
+export type ProgressEvent =
+  /** A program's step starts (index from 0). */
+  | { kind: "step"; index: number; total: number; action: string }
+  /** After the last step: waiting for the app's events to quiesce. */
+  | { kind: "settle" }
+  /** After the last step: the program's final observation. */
+  | { kind: "observe" }
+  /** An accessibility tree is being read (shown only when it takes a while). */
+  | { kind: "tree"; app: string }
+  /** The operator's confirm hook runs now: it may prompt on the same terminal, so the line is erased until the next event. */
+  | { kind: "confirm" };
+
+/** Where progress goes; absent when nobody watches (serve, MCP, a pipe, a test's engine). */
+export interface ProgressPort {
+  readonly progress?: (event: ProgressEvent) => void;
+}
+
 /** How the screenshots of the command running here are cropped and scaled (Engine.withScreenshotOptions). */
 export interface ScreenshotScope {
   readonly screenshotOptions: ScreenshotOptions | undefined;

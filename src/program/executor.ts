@@ -6,7 +6,7 @@ import type { Program, Step } from "../protocol/program.ts";
 import { isActionCommand, stepElementIndices } from "../protocol/actions.ts";
 import { isSecureNode, type Element, type Snapshot } from "../session/snapshot.ts";
 import type { Delivery, Receipt, Route, WireLocator, WireNode, WireWindow } from "../wire/messages.ts";
-import { requireCapability, type CancelScope, type CancelSignal, type HelperPort, type PermissionsPort, type SafetyPort } from "../engine/ports.ts";
+import { requireCapability, type CancelScope, type CancelSignal, type HelperPort, type PermissionsPort, type ProgressPort, type SafetyPort } from "../engine/ports.ts";
 import { auditAppId, type Safety } from "../engine/safety.ts";
 import { appStateResult, observe, type Observer } from "../engine/observe.ts";
 import { resolveApp, resolveWindow, type AppCache, type ResolvedApp } from "../engine/resolve.ts";
@@ -282,6 +282,7 @@ async function runTargeted(engine: ProgramPorts, program: RunnableProgram, opts:
     // issue 16: trace: the step's plan and whether its decision was reached, for its trace line.
     let traced: { plan: Plan | null; reached: boolean } = { plan: null, reached: false };
     trace?.stepStart();
+    engine.progress?.({ kind: "step", index: i, total: program.steps.length, action: step.action });
     try {
       if (opts.cancel?.cancelled) {
         const what = isActionCommand(opts.command) ? `${opts.command} was cancelled before anything was sent` : `program cancelled before step ${i}`;
@@ -356,6 +357,7 @@ async function runTargeted(engine: ProgramPorts, program: RunnableProgram, opts:
       // Observe what the actions did, not the frame before the app caught up.
       if (receipts.some((r) => r.action !== "wait" && r.delivery !== "not_dispatched")) receipt.settle = await settle(engine, app);
       const obsWindow = windows.find((w) => w.window_id === windowId) ?? window ?? snapshotWindow!;
+      engine.progress?.({ kind: "observe" });
       const s = await observe(engine, app, obsWindow, { noScreenshot: program.noScreenshot, command: opts.command, view: { format: program.format } });
       receipt.observation = appStateResult(s, app);
     } catch (err) {
@@ -388,9 +390,10 @@ export const SETTLE_MAX_MS = 500;
  * gets no wait (reported as waitedMs 0, settled false); a failing wait does
  * not fail the program: the observation is taken anyway.
  */
-export async function settle(engine: HelperPort, app: ResolvedApp): Promise<SettleReport> {
+export async function settle(engine: HelperPort & ProgressPort, app: ResolvedApp): Promise<SettleReport> {
   const { supervisor, hello } = await engine.helper();
   if (!hello.capabilities.settle?.supported) return { waitedMs: 0, events: 0, settled: false };
+  engine.progress?.({ kind: "settle" });
   try {
     const { result } = await supervisor.request("settle", { pid: app.pid, quiet_ms: SETTLE_QUIET_MS, max_ms: SETTLE_MAX_MS });
     return { waitedMs: result.waited_ms, events: result.events, settled: result.settled };

@@ -38,9 +38,9 @@ describe("agent mode", () => {
     expect(f.message).toMatch(/--allow-foreground is operator-only/);
   });
 
-  it("the operator-only inventory: resume, desktop and helper check; the four operator flags", () => {
+  it("the operator-only inventory: resume, desktop and helper check; the five operator flags", () => {
     expect([...OPERATOR_ONLY_COMMANDS].sort()).toEqual(["desktop", "helper", "resume"]);
-    expect([...OPERATOR_FLAGS].sort()).toEqual(["--allow-foreground", "--confirm-cmd", "--helper", "--policy"]);
+    expect([...OPERATOR_FLAGS].sort()).toEqual(["--allow-foreground", "--confirm-cmd", "--helper", "--policy", "--trace"]);
     // Every command of the inventory but resume is an agent's to ask for.
     expect(COMMANDS.filter((c) => OPERATOR_ONLY_COMMANDS.includes(c))).toEqual(["resume"]);
   });
@@ -51,6 +51,7 @@ describe("agent mode", () => {
       "--helper": ["--helper", "/x"],
       "--confirm-cmd": ["--confirm-cmd", "/bin/true"],
       "--policy": ["--policy", "/p.toml"],
+      "--trace": ["--trace", "/tmp/deckhand-agent-mode-trace"],
     };
     for (const [flag, args] of Object.entries(argv)) {
       expect(() => parseSessionFlags(args, "serve", {}, undefined, {})).not.toThrow();
