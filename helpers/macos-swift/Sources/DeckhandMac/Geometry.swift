@@ -95,8 +95,8 @@ public enum ImageGeometry {
     /// factor for both axes; the factor is exactly newWidth / width.
     public static func scaledSize(width: Int, height: Int, maxWidth: Int?) -> (width: Int, height: Int, factor: Double) {
         guard let mw = maxWidth, mw > 0, width > mw else { return (width, height, 1) }
-        let factor = Double(mw) / Double(width)
-        return (mw, max(1, Int((Double(height) * factor).rounded(.down))), factor)
+        // Integer arithmetic: no float rounding at exact ratios (600 * 64 / 800 = 48).
+        return (mw, max(1, height * mw / width), Double(mw) / Double(width))
     }
 }
 
