@@ -269,7 +269,7 @@ final class InputRunner {
                 try checkFocus()
                 for ch in chunk {
                     switch ch {
-                    case "\n", "\r", "\t":
+                    case "\n", "\r", "\r\n", "\t":
                         let code: UInt16 = ch == "\t" ? 0x30 : 0x24
                         try keyEvent(code, down: true)
                         try keyEvent(code, down: false)

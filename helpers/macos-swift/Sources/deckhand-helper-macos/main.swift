@@ -26,7 +26,7 @@ let writer = FrameWriter(fd: 1)
 let identity = HelperIdentity(name: MacCapabilities.helper, version: "0.1.0", platform: MacCapabilities.platform, backend: MacCapabilities.backend)
 writer.send(Hello.message(identity: identity, capabilities: MacCapabilities.all, maxFrameBytes: Frame.maxFrameBytes))
 
-let dispatcher = Dispatcher(ops: MacOps.all(), capabilities: MacCapabilities.all, send: { writer.send($0) }, log: logLine)
+let dispatcher = Dispatcher(ops: MacOps.all(), capabilities: MacCapabilities.all, send: { _ = writer.send($0) }, log: logLine)
 
 let readerThread = Thread {
     let reader = FrameReader(input: FileDescriptorInput(fd: 0))
