@@ -54,8 +54,10 @@ enum MacElementAction {
             element = try NodeReader.resolve(locator, in: window, session: s)
             node = try NodeReader.read(element, path: locator.path, session: s, withValue: false)
         } catch let e as HelperError {
-            throw refuse(e.code == .elementUnresolvable || e.code == .windowNotFound || e.code == .appNotFound || e.code == .timeout || e.code == .permissionDenied
-                ? e : HelperError(.elementUnresolvable, e.message, details: e.details))
+            // The locator did not lead to a readable element: ELEMENT_UNRESOLVABLE,
+            // unless the failure says more (no window, no app, no permission, time).
+            let kept: Set<ErrorCode> = [.elementUnresolvable, .windowNotFound, .appNotFound, .appExited, .timeout, .permissionDenied, .invalidArguments]
+            throw refuse(kept.contains(e.code) ? e : HelperError(.elementUnresolvable, e.message, details: e.details))
         }
         if let field = locator.mismatch(node.identity) {
             throw refuse(HelperError(.elementUnresolvable, "the element at the locator's path has another \(field): it is not the same element",

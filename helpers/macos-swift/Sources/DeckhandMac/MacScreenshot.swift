@@ -210,6 +210,10 @@ enum MacScreenshot {
         guard CGPreflightScreenCaptureAccess() else {
             throw HelperError(.permissionDenied, "screen recording is not granted: \(Remediation.screenRecording)", details: [("permission", .string("screen_capture"))])
         }
+        if redactSecure && !AXIsProcessTrusted() {
+            throw HelperError(.permissionDenied, "redact_secure needs accessibility access to find secure fields: \(Remediation.accessibility)",
+                              details: [("reason", .string("secure-search-needs-accessibility"))])
+        }
         let cap = try capture(windowID: windowID, deadline: ctx.deadline)
         let imgW = cap.image.width, imgH = cap.image.height
         guard imgW > 0, imgH > 0, cap.screen.width > 0 else { throw HelperError(.screenshotFailed, "the capture is empty") }
