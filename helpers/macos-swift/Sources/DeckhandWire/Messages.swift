@@ -7,7 +7,7 @@ public enum WireProtocol {
 }
 
 /// Error codes a helper may answer (schema.json `helper_error_codes`).
-public enum ErrorCode: String, CaseIterable {
+public enum ErrorCode: String, CaseIterable, Sendable {
     case invalidArguments = "INVALID_ARGUMENTS"
     case appNotFound = "APP_NOT_FOUND"
     case windowNotFound = "WINDOW_NOT_FOUND"
@@ -25,21 +25,21 @@ public enum ErrorCode: String, CaseIterable {
     case launchFailed = "LAUNCH_FAILED"
 }
 
-public enum Delivery: String {
+public enum Delivery: String, Sendable {
     case notDispatched = "not_dispatched"
     case submitted
     case partial
     case unknown
 }
 
-public enum Route: String {
+public enum Route: String, Sendable {
     case accessibility
     case synthetic
     case foregroundInput = "foreground_input"
 }
 
 /// What a mutation did (docs/protocol.md "Receipts").
-public struct Receipt: Equatable {
+public struct Receipt: Equatable, Sendable {
     public var delivery: Delivery
     public var route: Route
     public var keysReleased: Bool

@@ -4,7 +4,7 @@
 // helper does not know is simply never looked at (the protocol's tolerance
 // rule) and an absent optional field is nil.
 
-public enum MsgValue {
+public enum MsgValue: Sendable {
     case null
     case bool(Bool)
     /// Decoded from a signed msgpack format (negative fixint, int8..int64).
