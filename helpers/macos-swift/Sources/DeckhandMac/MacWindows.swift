@@ -134,7 +134,8 @@ enum MacListWindows {
         let all = CGWindows.all(onScreenOnly: false)
         // Bottom-to-top over the whole screen, then filtered: z_index is the
         // window's place in the global stack.
-        let listed = all.filter { WindowLayers.isListed(layer: $0.layer) && $0.bounds.width > 0 && $0.bounds.height > 0 }
+        // Fully transparent windows (alpha 0) are not something a user sees.
+        let listed = all.filter { WindowLayers.isListed(layer: $0.layer) && $0.alpha > 0 && $0.bounds.width > 0 && $0.bounds.height > 0 }
         var axByPid: [pid_t: [CGWindowID: AXWindowInfo]] = [:]
         let s = AXSession(deadline: ctx.deadline, perCallMax: 0.5)
         let pids = Set(listed.compactMap { $0.pid }.filter { pidFilter == nil || $0 == pidFilter })
