@@ -145,6 +145,18 @@ enum MacScreenshot {
         return Capture(image: image, screen: cg.bounds, method: "screencapturekit-window")
     }
 
+    /// A ScreenCaptureKit error as the protocol's: the user declined
+    /// (no Screen Recording grant) is PERMISSION_DENIED, anything else
+    /// SCREENSHOT_FAILED with the framework's domain and code.
+    static func captureFailure(_ error: Error) -> HelperError {
+        let ns = error as NSError
+        let details: [(String, MsgValue)] = [("domain", .string(ns.domain)), ("code", .integer(ns.code))]
+        if ns.domain == SCStreamErrorDomain && ns.code == SCStreamError.Code.userDeclined.rawValue {
+            return HelperError(.permissionDenied, "screen recording was declined: \(Remediation.screenRecording)", details: details)
+        }
+        return HelperError(.screenshotFailed, "ScreenCaptureKit: \(ns.localizedDescription)", details: details)
+    }
+
     /// Secure-field frames to black out: of the window, or of every
     /// on-screen window with a pid for the screen.
     static func secureFrames(windowID: UInt64, capture: RectD, deadline: Deadline) throws -> [RectD] {
@@ -214,7 +226,14 @@ enum MacScreenshot {
             throw HelperError(.permissionDenied, "redact_secure needs accessibility access to find secure fields: \(Remediation.accessibility)",
                               details: [("reason", .string("secure-search-needs-accessibility"))])
         }
-        let cap = try capture(windowID: windowID, deadline: ctx.deadline)
+        let cap: Capture
+        do {
+            cap = try capture(windowID: windowID, deadline: ctx.deadline)
+        } catch let e as HelperError {
+            throw e
+        } catch {
+            throw captureFailure(error)
+        }
         let imgW = cap.image.width, imgH = cap.image.height
         guard imgW > 0, imgH > 0, cap.screen.width > 0 else { throw HelperError(.screenshotFailed, "the capture is empty") }
         let scale = Double(imgW) / cap.screen.width
