@@ -39,6 +39,8 @@ public enum KeyTable {
         "f1": 0x7A, "f2": 0x78, "f3": 0x63, "f4": 0x76, "f5": 0x60, "f6": 0x61, "f7": 0x62, "f8": 0x64, "f9": 0x65,
         "f10": 0x6D, "f11": 0x67, "f12": 0x6F, "f13": 0x69, "f14": 0x6B, "f15": 0x71, "f16": 0x6A, "f17": 0x40,
         "f18": 0x4F, "f19": 0x50, "f20": 0x5A,
+        // PC keys an Apple extended keyboard puts on F13-F15.
+        "print": 0x69, "scroll_lock": 0x6B, "pause": 0x71,
         "xf86audioraisevolume": 0x48, "xf86audiolowervolume": 0x49, "xf86audiomute": 0x4A,
     ]
 

@@ -14,7 +14,11 @@ final class KeyTableTests: XCTestCase {
         XCTAssertEqual(KeyTable.lookup("F1"), .code(0x7A, shift: false))
         XCTAssertEqual(KeyTable.lookup("F12"), .code(0x6F, shift: false))
         XCTAssertEqual(KeyTable.lookup("Left"), .code(0x7B, shift: false))
+        XCTAssertEqual(KeyTable.lookup("Caps_Lock"), .code(0x39, shift: false))
+        XCTAssertEqual(KeyTable.lookup("Print"), .code(0x69, shift: false))
+        XCTAssertEqual(KeyTable.lookup("KP_Enter"), .code(0x4C, shift: false))
         XCTAssertNil(KeyTable.lookup("F24"))  // no such key on a Mac
+        XCTAssertNil(KeyTable.lookup("Menu"))
         XCTAssertNil(KeyTable.lookup("NoSuchKey"))
     }
 
