@@ -32,7 +32,7 @@ public enum MacCapabilities {
         Capability("focused_element", supported: true, verified: "unverified", note: "the app's AXFocusedUIElement, its window by AXWindow, path rebuilt through AXParent"),
         Capability("watch_user_input", supported: true, verified: "unverified", note: "a listen-only CGEvent tap (needs Input Monitoring) on the main run loop; events carrying deckhand's source user-data tag or deckhand's pid are ignored"),
         Capability("set_accessibility", supported: false, verified: "unverified", note: "macOS has no session-wide accessibility switch: access is granted per app in System Settings"),
-        Capability("settle", supported: false, verified: "unverified", note: "not implemented (would need AXObserver notifications on a run loop)"),
+        Capability("settle", supported: true, verified: "unverified", note: "an AXObserver on the application element (value, focus, layout, created/destroyed, selection, title, window and menu notifications) on the op thread's run loop, polled in 10 ms slices until quiet_ms passes without one or max_ms"),
         Capability("screenshot.popups", supported: false, verified: "unverified", note: "an app's open menus are separate windows and are not composited into a window capture"),
         Capability("screenshot.scale", supported: true, verified: "unverified", note: "region cropped from the captured image, then scaled down with CGContext (high interpolation quality, not a box filter)"),
         Capability("screenshot.formats", supported: true, verified: "unverified", note: "png and jpeg by ImageIO; webp is refused with ACTION_UNSUPPORTED (ImageIO has no WebP encoder)"),

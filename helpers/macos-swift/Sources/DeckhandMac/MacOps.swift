@@ -14,6 +14,7 @@ public enum MacOps {
             OpSpec("hit_test", capability: "hit_test", run: MacHitTest.run),
             OpSpec("focused_element", capability: "focused_element", run: MacFocusedElement.run),
             OpSpec("watch_user_input", capability: "watch_user_input", run: MacWatch.run),
+            OpSpec("settle", capability: "settle", run: MacSettle.run),
             OpSpec("element_action", mutates: true, route: .accessibility, capability: nil, run: MacElementAction.run),
             OpSpec("input", mutates: true, route: .foregroundInput, capability: nil, run: MacInput.run),
         ]
@@ -26,7 +27,6 @@ public enum MacOps {
     /// not_dispatched receipt) before `run` could be reached.
     static let unsupportedTable: [(name: String, mutates: Bool, route: Route, capability: String)] = [
         ("set_accessibility", false, .accessibility, "set_accessibility"),
-        ("settle", false, .accessibility, "settle"),
         ("list_installed", false, .accessibility, "list_installed"),
         ("launch", true, .accessibility, "launch"),
         ("launch_status", false, .accessibility, "launch"),
