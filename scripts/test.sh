@@ -14,6 +14,7 @@ echo "== protocol schema and vectors match src/wire"
 bun scripts/gen-protocol.ts --check
 echo "== macOS and Windows helper sources parse (tree-sitter); workflows pass actionlint"
 .state/tools/py/bin/python scripts/check-helper-sources.py
+[[ -f helpers/macos-swift/scripts/gen-capabilities.py ]] && .state/tools/py/bin/python helpers/macos-swift/scripts/gen-capabilities.py --check  # the Swift capability table == capabilities.json
 bash scripts/check-workflows.sh
 if [[ -f helpers/linux-rust/Cargo.toml ]]; then
   echo "== cargo test (helpers/linux-rust)"
