@@ -45,7 +45,7 @@ export async function launchViewerBrowser(opts: { viewport?: { width: number; he
 export interface OpenedPage {
   page: Page;
   url: string;
-  /** Every request the page made (URL), including the page itself; anything but file:// and data: was aborted. */
+  /** Every URL the page requested (each once), the page itself included; anything but the page and data: URLs was aborted. */
   requests: string[];
   /** Uncaught script errors and console errors (a CSP violation is logged as one). */
   errors: string[];
@@ -60,22 +60,23 @@ export async function openViewerPage(browser: ViewerBrowser, htmlPath: string): 
   const url = pathToFileURL(htmlPath).href;
   const requests: string[] = [];
   const errors: string[] = [];
+  const seen = (u: string) => {
+    if (!requests.includes(u)) requests.push(u);
+  };
   await browser.context.route("**", (route) => {
     const u = route.request().url();
-    requests.push(u);
+    seen(u);
     if (u === url || u.startsWith("data:")) return route.continue();
     return route.abort();
   });
   const page = await browser.context.newPage();
-  page.on("request", (r) => {
-    if (!requests.includes(r.url())) requests.push(r.url());
-  });
+  page.on("request", (r) => seen(r.url()));
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error") errors.push(`console: ${m.text()}`);
   });
   await page.goto(url, { waitUntil: "load" });
-  await page.waitForSelector("#timeline");
+  await page.waitForSelector("#timeline", { state: "attached" });
   return { page, url, requests, errors };
 }
 
@@ -110,6 +111,8 @@ export interface MarkerCheck {
   /** The displayed image's rect. */
   image: { x: number; y: number; width: number; height: number };
   inside: boolean;
+  /** With a screen point (the click's, from the trace): the marker centre's distance from where it maps, in client pixels. */
+  pointError: number | null;
 }
 
 /**
@@ -118,7 +121,13 @@ export interface MarkerCheck {
  * trace) mapped through `map` (imageX = (screenX - origin.x) * scale) and the
  * <img>'s laid-out size, compared with the marker circle's own client rect.
  */
-export async function clickMarkerInBox(card: Locator, screenBox: { x: number; y: number; width: number; height: number }, map: ImageMap, which: "before" | "after" = "before"): Promise<MarkerCheck> {
+export async function clickMarkerInBox(
+  card: Locator,
+  screenBox: { x: number; y: number; width: number; height: number },
+  map: ImageMap,
+  opts: { which?: "before" | "after"; screenPoint?: { x: number; y: number } } = {},
+): Promise<MarkerCheck> {
+  const which = opts.which ?? "before";
   const figure = card.locator(`figure[data-which="${which}"]`);
   const img = await figure.locator("img").boundingBox();
   const circle = await figure.locator(".mark-click circle").first().boundingBox();
@@ -133,5 +142,7 @@ export async function clickMarkerInBox(card: Locator, screenBox: { x: number; y:
     bottom: img.y + (screenBox.y + screenBox.height - map.origin.y) * map.scale * sy,
   };
   const centre = { x: circle.x + circle.width / 2, y: circle.y + circle.height / 2 };
-  return { centre, box, image: img, inside: centre.x >= box.left && centre.x <= box.right && centre.y >= box.top && centre.y <= box.bottom };
+  const p = opts.screenPoint;
+  const pointError = p ? Math.hypot(img.x + (p.x - map.origin.x) * map.scale * sx - centre.x, img.y + (p.y - map.origin.y) * map.scale * sy - centre.y) : null;
+  return { centre, box, image: img, inside: centre.x >= box.left && centre.x <= box.right && centre.y >= box.top && centre.y <= box.bottom, pointError };
 }
