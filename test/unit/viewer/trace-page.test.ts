@@ -14,6 +14,7 @@ import { PAGE_SCRIPT } from "../../../src/viewer/page-script.ts";
 import { PAGE_CSS } from "../../../src/viewer/page-style.ts";
 import { traceMain } from "../../../src/cli/trace.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
+import { TRACE_LIMITS } from "../../../src/protocol/trace.ts";
 import { HOSTILE, traceLines, windowPng, writeSyntheticTrace } from "../../support/trace-fixture.ts";
 
 const dirs: string[] = [];
@@ -262,5 +263,14 @@ describe("deckhand trace show", () => {
     expect(await traceMain(["show", dir, "--json"], c.io, { DECKHAND_AGENT_MODE: "1" })).toBe(1);
     expect(JSON.parse(c.out.join(""))).toMatchObject({ ok: false, command: "trace", error: { code: "POLICY_DENIED", details: { reason: "operator-only", command: "trace" } } });
     expect(() => statSync(join(dir, "trace.html"))).toThrow();
+  });
+});
+
+describe("docs/trace.md", () => {
+  it("the size table is TRACE_LIMITS, row for row", () => {
+    const doc = readFileSync(join(__dirname, "..", "..", "..", "docs", "trace.md"), "utf8");
+    const table = /<!-- limits:start -->([\s\S]*?)<!-- limits:end -->/.exec(doc)![1]!;
+    const rows = [...table.matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(Object.fromEntries(rows)).toEqual({ ...TRACE_LIMITS });
   });
 });
