@@ -7,6 +7,8 @@ import { isAgentMode, operatorOnlyError } from "../protocol/caller.ts";
 import { fail, ok, type Envelope } from "../frontend/envelope.ts";
 import { writeTracePage } from "../viewer/index.ts";
 import { VERSION } from "../version.ts";
+import type { z } from "zod";
+import type { EXTRA_RESULTS } from "../protocol/results.ts";
 
 export const TRACE_USAGE = [
   "Usage: deckhand trace show DIR [--out FILE] [--open] [--json]",
@@ -77,7 +79,7 @@ export async function traceMain(args: string[], io: Io = stdio, environment: Nod
     return report(io, json, fail("trace", err, (m) => io.err(`deckhand: ${m}\n`)));
   }
   const path = resolve(written.path);
-  const result = { ...written, path };
+  const result: z.infer<typeof EXTRA_RESULTS.trace> = { ...written, path };
   if (json) return report(io, true, ok("trace", result));
   if (open) io.out(`${path}\n`);
   else {

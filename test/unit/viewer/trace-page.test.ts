@@ -15,6 +15,7 @@ import { PAGE_CSS } from "../../../src/viewer/page-style.ts";
 import { traceMain } from "../../../src/cli/trace.ts";
 import { DeckhandError } from "../../../src/protocol/errors.ts";
 import { TRACE_LIMITS } from "../../../src/protocol/trace.ts";
+import { envelopeIssues } from "../../../src/protocol/results.ts";
 import { HOSTILE, traceLines, windowPng, writeSyntheticTrace } from "../../support/trace-fixture.ts";
 
 const dirs: string[] = [];
@@ -243,6 +244,7 @@ describe("deckhand trace show", () => {
     const out = join(tmp(), "x.html");
     expect(await traceMain(["show", dir, "--out", out, "--json"], c.io, {})).toBe(0);
     expect(JSON.parse(c.out.join(""))).toEqual({ schemaVersion: 1, ok: true, command: "trace", result: { path: out, programs: 3, steps: 5, failed: 2, skippedLines: 1 } });
+    expect(envelopeIssues(JSON.parse(c.out.join("")))).toBeNull();
   });
 
   it("no trace: the no-trace envelope and exit 1; a bad flag or subcommand: INVALID_ARGUMENTS", async () => {
