@@ -95,6 +95,7 @@ export async function listedSteps(page: Page): Promise<[string, number, string][
   return page.$$eval("section.step", (els) => els.map((e) => [e.getAttribute("data-program") ?? "", Number(e.getAttribute("data-index")), e.getAttribute("data-status") ?? ""] as [string, number, string]));
 }
 
+/** A step's image map: a TraceImage of the trace (src/protocol/trace.ts) is one, pass it as it is. */
 export interface ImageMap {
   origin: { x: number; y: number };
   scale: number;

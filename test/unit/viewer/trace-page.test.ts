@@ -133,6 +133,9 @@ describe("images", () => {
     expect(loadImage(dir, "img/bbbbbbbbbbbbbbbb.png")).toEqual({ missing: "image file not found" });
     writeFileSync(join(dir, "img", "cccccccccccccccc.jpg"), png);
     expect(loadImage(dir, "img/cccccccccccccccc.jpg")).toEqual({ missing: "image file is not a JPG" });
+    // A JPEG (its SOI marker) named .jpg is embedded as image/jpeg.
+    writeFileSync(join(dir, "img", "dddddddddddddddd.jpg"), Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]));
+    expect(loadImage(dir, "img/dddddddddddddddd.jpg")).toEqual({ dataUri: "data:image/jpeg;base64,/9j/4AAQ", bytes: 6 });
   });
 
   it("a step's image outside the trace dir is never embedded: the page says refused and holds no byte of the file", async () => {
