@@ -179,7 +179,14 @@ export const PAGE_SCRIPT = String.raw`
       return f;
     }
     var frame = el("div", { class: "frame" });
-    frame.appendChild(el("img", { src: src, width: img.width, height: img.height, alt: label, "data-ref": img.ref, "data-origin-x": img.origin.x, "data-origin-y": img.origin.y, "data-scale": img.scale, "data-width": img.width, "data-height": img.height }));
+    var picture = el("img", { src: src, width: img.width, height: img.height, alt: label, "data-ref": img.ref, "data-origin-x": img.origin.x, "data-origin-y": img.origin.y, "data-scale": img.scale, "data-width": img.width, "data-height": img.height });
+    // A file that is not a decodable image (cut short on disk, say): the
+    // frame keeps its size, so the marks still show where the action went.
+    picture.addEventListener("error", function () {
+      frame.classList.add("broken");
+      f.appendChild(el("div", { class: "note", "data-undecodable": "true", text: "The image file could not be decoded: the marks are drawn on an empty frame." }));
+    });
+    frame.appendChild(picture);
     frame.appendChild(overlay(img, marks));
     f.appendChild(frame);
     if (img.redacted) f.appendChild(el("figcaption", { class: "muted", text: plural(img.redacted, "secure field", "secure fields") + " blacked out" }));

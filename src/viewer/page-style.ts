@@ -68,6 +68,8 @@ figure.shot { margin: 0; }
 figure.shot figcaption { font-size: 12px; color: var(--muted); margin-bottom: 4px; }
 .frame { position: relative; display: block; line-height: 0; border: 1px solid var(--line); border-radius: 4px; overflow: hidden; background: #fff; }
 .frame img { display: block; width: 100%; height: auto; }
+.frame.broken { background: repeating-linear-gradient(45deg, #f4f5f7, #f4f5f7 10px, #eceef2 10px, #eceef2 20px); }
+.frame.broken img { visibility: hidden; }
 .frame svg { position: absolute; left: 0; top: 0; width: 100%; height: 100%; overflow: hidden; pointer-events: none; }
 .missing { border: 1px dashed var(--line); border-radius: 4px; padding: 18px 12px; color: var(--muted); font-size: 13px; background: var(--grey-bg); }
 .mark-box { fill: rgba(47, 111, 222, .12); stroke: #2f6fde; stroke-width: 2; vector-effect: non-scaling-stroke; }

@@ -2,14 +2,17 @@
 // (real PNG window images, test/support/trace-fixture.ts) goes through the
 // real CLI (`bun src/main.ts trace show DIR --open`), and the file it writes
 // is loaded from disk in Debian's Chromium, headless, via playwright-core.
-// Needs Chromium only (ci/apt-packages.txt), no desktop. Every expectation
-// is computed from the trace's own numbers and the page's layout.
+// Then the same on a trace the real recorder wrote (`deckhand run --trace`
+// against the scripted fake helper): recorder and viewer agree. Needs
+// Chromium only (ci/apt-packages.txt), no desktop. Every expectation is
+// computed from the trace's own numbers and the page's layout.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, MAIN, REPO } from "./harness.ts";
+import { BUN, cleanupSandboxes, cli, MAIN, observedSandbox, REPO } from "./harness.ts";
+import { TRACE_FILE, TraceEvent, type TraceImage, type TraceProgramEvent, type TraceStepEvent } from "../../src/protocol/trace.ts";
 import { HOSTILE, writeSyntheticTrace, type SyntheticTrace } from "../support/trace-fixture.ts";
 import {
   chromiumAvailable,
@@ -32,28 +35,38 @@ let pagePath: string;
 let browser: ViewerBrowser;
 let opened: OpenedPage;
 
+/** `bun src/main.ts trace show DIR --open` as the operator: the page's path. */
+function traceShow(dir: string): string {
+  const env = { ...process.env };
+  delete env.DECKHAND_AGENT_MODE;
+  const r = spawnSync(BUN, [MAIN, "trace", "show", dir, "--open"], { cwd: REPO, env, encoding: "utf8", timeout: 30_000 });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  const page = join(dir, "trace.html");
+  expect(r.stdout).toBe(`${page}\n`);
+  return page;
+}
+
 beforeAll(async () => {
   if (!chromiumAvailable()) throw new Error(`Chromium is needed for this test and is not at ${CHROMIUM} (Debian's chromium package; ci/apt-packages.txt)`);
   root = mkdtempSync(join(tmpdir(), "deckhand-viewer-browser-"));
-  // A crash mid-write leaves half a line at the end: the page still opens, and says so.
-  trace = await writeSyntheticTrace(join(root, "trace"), { truncatedTail: '{"type":"step","program":"p3","ind' });
-  const env = { ...process.env };
-  delete env.DECKHAND_AGENT_MODE;
-  const r = spawnSync(BUN, [MAIN, "trace", "show", trace.dir, "--open"], { cwd: REPO, env, encoding: "utf8", timeout: 30_000 });
-  expect(r.stderr).toBe("");
-  expect(r.status).toBe(0);
-  pagePath = join(trace.dir, "trace.html");
-  expect(r.stdout).toBe(`${pagePath}\n`);
   browser = await launchViewerBrowser({ viewport: { width: 1280, height: 900 } });
-  opened = await openViewerPage(browser, pagePath);
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
+  cleanupSandboxes();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
 describe("the trace page in Chromium", () => {
+  beforeAll(async () => {
+    // A crash mid-write leaves half a line at the end: the page still opens, and says so.
+    trace = await writeSyntheticTrace(join(root, "trace"), { truncatedTail: '{"type":"step","program":"p3","ind' });
+    pagePath = traceShow(trace.dir);
+    opened = await openViewerPage(browser, pagePath);
+  }, 60_000);
+
   it("lists every step in program and step order, with its status; the script ran without an error", async () => {
     expect(opened.errors).toEqual([]);
     expect(await listedSteps(opened.page)).toEqual(trace.order);
@@ -165,5 +178,48 @@ describe("the trace page in Chromium", () => {
     await opened.page.setViewportSize({ width: 1280, height: 900 });
     await opened.page.screenshot({ path: SCREENSHOT, fullPage: true });
     console.log(`trace viewer screenshot: ${SCREENSHOT}`);
+  });
+});
+
+describe("a trace recorded by deckhand run --trace (the fake helper)", () => {
+  let page: OpenedPage;
+  let program: TraceProgramEvent;
+  let steps: TraceStepEvent[];
+
+  beforeAll(async () => {
+    const sb = await observedSandbox();
+    const dir = join(sb.dir, "trace");
+    // click, set-value, then set-value into the fixture's password field (refused), then a click never attempted.
+    const run = { app: "fixture-app", steps: [{ action: "click", elementIndex: 1 }, { action: "set-value", elementIndex: 3, value: "abc" }, { action: "set-value", elementIndex: 4, value: "hunter22" }, { action: "click", elementIndex: 1 }] };
+    const r = await cli(sb, ["run", "--trace", dir], { stdin: JSON.stringify(run) });
+    expect(r.envelope.error?.code).toBe("POLICY_DENIED");
+    const events = readFileSync(join(dir, TRACE_FILE), "utf8").trimEnd().split("\n").map((l) => TraceEvent.parse(JSON.parse(l)));
+    program = events.find((e) => e.type === "program") as TraceProgramEvent;
+    steps = events.filter((e) => e.type === "step") as TraceStepEvent[];
+    page = await openViewerPage(browser, traceShow(dir));
+  }, 60_000);
+
+  it("lists the recorded steps in order with their status; the refused one carries the policy's code and remediation", async () => {
+    expect(page.errors).toEqual([]);
+    expect(await listedSteps(page.page)).toEqual(steps.map((s) => [s.program, s.index, s.status]));
+    const refused = steps.find((s) => s.decision.verdict === "deny")!;
+    const card = stepCard(page.page, refused.program, refused.index);
+    expect(await card.getAttribute("data-refused")).toBe("true");
+    expect(await card.locator(".failure .code").textContent()).toBe(refused.decision.code);
+    expect(await card.locator(".failure .remediation").textContent()).toBe(refused.error?.remediation ?? refused.decision.remediation);
+  });
+
+  it("the click marker sits on the clicked element's box as the recorder marked it", async () => {
+    const click = steps.find((s) => s.action === "click" && s.status === "completed")!;
+    expect(click.marks.box).not.toBeNull();
+    const before = (click.index === 0 ? program.before : steps.find((s) => s.index === click.index - 1)!.after) as TraceImage;
+    expect(before).toHaveProperty("file");
+    const m = await clickMarkerInBox(stepCard(page.page, click.program, click.index), click.marks.box!, before, { screenPoint: click.marks.points[0] });
+    expect(m.inside, JSON.stringify(m)).toBe(true);
+    expect(m.pointError!).toBeLessThan(1.5);
+  });
+
+  it("makes no network request", () => {
+    expect(foreignRequests(page)).toEqual([]);
   });
 });

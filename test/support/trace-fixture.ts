@@ -88,7 +88,7 @@ export async function writeSyntheticTrace(dir: string, opts: { extraLines?: stri
       windowId: 0x200001,
       snapshotId: "s1",
       startedAt: t(1),
-      steps: [{ action: "click", elementIndex: 3 }, { action: "type-text", text: { length: 8 } }, { action: "press-key", key: "Return" }],
+      steps: [{ action: "click", elementIndex: 3 }, { action: "type-text", text: { redacted: true, length: 8 } }, { action: "press-key", key: "Return" }],
       before,
     },
     {
@@ -112,7 +112,7 @@ export async function writeSyntheticTrace(dir: string, opts: { extraLines?: stri
       program: "p1",
       index: 1,
       action: "type-text",
-      request: { action: "type-text", text: { length: 8 } },
+      request: { action: "type-text", text: { redacted: true, length: 8 } },
       status: "failed",
       decision: decisionAllow,
       receipt: { delivery: "partial", route: "input", verification: { verified: false, predicate: null }, cleanup: null, charsSent: 3 },
