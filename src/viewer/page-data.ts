@@ -11,8 +11,13 @@ export type PageImage = (Omit<TraceImage, "file"> & { ref: string; file: string 
 export interface PageStep {
   index: number;
   action: string;
-  /** The step's status; "not-recorded": asked for, but no step event is in the trace (a crash, or a skipped line). */
-  status: TraceStepEvent["status"] | "not-recorded";
+  /**
+   * The step's status; for a step asked for without a step line:
+   * "not-reached" when the program ended (it failed before the step ran: no
+   * such app, a refusal up front), "not-recorded" when it did not (a crash,
+   * or a skipped line).
+   */
+  status: TraceStepEvent["status"] | "not-reached" | "not-recorded";
   refused: boolean;
   request: Record<string, unknown>;
   decision: TraceStepEvent["decision"] | null;
@@ -106,7 +111,7 @@ export function buildPageData(trace: ParsedTrace, dir: string, opts: { viewer: s
         out.push({
           index: i,
           action: typeof request.action === "string" ? request.action : "?",
-          status: "not-recorded",
+          status: p.end ? "not-reached" : "not-recorded",
           refused: false,
           request,
           decision: null,

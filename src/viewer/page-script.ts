@@ -234,16 +234,12 @@ export const PAGE_SCRIPT = String.raw`
       el("span", { class: "action", text: st.action }),
       el("span", { class: "time", text: st.startedAt ? clock(st.startedAt) + " · " + ms(st.durationMs) : "", title: st.startedAt || "" }));
     sec.appendChild(head);
-    if (st.status === "not-recorded") {
-      sec.appendChild(el("div", { class: "note", text: "Asked for, but no step line is in the trace (the run stopped, or its line was skipped)." }));
-    }
+    var unrun = st.status === "not-recorded" || st.status === "not-reached";
+    if (st.status === "not-reached") sec.appendChild(el("div", { class: "note", text: "Never run: the program failed before this step (see its error above)." }));
+    if (st.status === "not-recorded") sec.appendChild(el("div", { class: "note", text: "Asked for, but no step line is in the trace (the run stopped, or its line was skipped)." }));
     if (st.error) sec.appendChild(failureBox(st.error.code, st.error.message, st.error.remediation, st.refused ? "refusal" : "error"));
     else if (st.refused && st.decision) sec.appendChild(failureBox(st.decision.code || "POLICY_DENIED", "refused by the policy" + (st.decision.rule ? " (rule " + st.decision.rule + ")" : ""), st.decision.remediation, "refusal"));
-    if (st.status !== "not-recorded" || st.before) {
-      sec.appendChild(el("div", { class: "shots" },
-        shot("before", st.before, st.marks, "before"),
-        st.status === "not-recorded" ? null : shot("after", st.after, st.marks, "after")));
-    }
+    if (!unrun) sec.appendChild(el("div", { class: "shots" }, shot("before", st.before, st.marks, "before"), shot("after", st.after, st.marks, "after")));
     var cols = el("div", { class: "cols" });
     if (st.receipt) cols.appendChild(el("div", { class: "receipt" }, el("h3", { text: "Receipt" }), kv(receiptPairs(st.receipt))));
     if (st.decision) {
@@ -257,7 +253,7 @@ export const PAGE_SCRIPT = String.raw`
     if (cols.childNodes.length) sec.appendChild(cols);
     sec.appendChild(el("details", { class: "request", open: "" }, el("summary", { text: "Request" }), el("pre", { text: JSON.stringify(st.request, null, 2) })));
     if (st.treeDiff) sec.appendChild(treeDiff(st.treeDiff));
-    else if (st.status !== "not-recorded") sec.appendChild(el("div", { class: "muted", text: "No tree diff (no tree was read around this step)." }));
+    else if (!unrun) sec.appendChild(el("div", { class: "muted", text: "No tree diff (no tree was read around this step)." }));
     return sec;
   }
 
@@ -308,8 +304,9 @@ export const PAGE_SCRIPT = String.raw`
         total++;
         if (show) { visible++; shown++; }
       }
-      // A program refused before any step ran has no failed step, but it failed: keep it under "failed only".
-      p.hidden = !appOk || (failedOnly && visible === 0 && !(p.getAttribute("data-status") === "failed" && steps.length === 0));
+      // A failed program stays under "failed only" even with no failed step
+      // (refused before any step ran): its error is what there is to see.
+      p.hidden = !appOk || (failedOnly && visible === 0 && p.getAttribute("data-status") !== "failed");
     }
     var rows = root.querySelectorAll(".strip-row");
     for (var k = 0; k < rows.length; k++) rows[k].hidden = !(app === "" || rows[k].getAttribute("data-app") === app);

@@ -70,8 +70,8 @@ describe("the trace page in Chromium", () => {
   it("lists every step in program and step order, with its status; the script ran without an error", async () => {
     expect(opened.errors).toEqual([]);
     expect(await listedSteps(opened.page)).toEqual(trace.order);
-    expect(await opened.page.$$eval("section.program", (els) => els.map((e) => e.getAttribute("data-program")))).toEqual(["p1", "p2", "p3"]);
-    await expect(opened.page.locator("#counts").textContent()).resolves.toMatch(/3 programs.*5 steps.*2 failed.*1 refused.*1 skipped lines/);
+    expect(await opened.page.$$eval("section.program", (els) => els.map((e) => e.getAttribute("data-program")))).toEqual(["p1", "p2", "p3", "p4"]);
+    await expect(opened.page.locator("#counts").textContent()).resolves.toMatch(/4 programs.*5 steps.*2 failed.*1 refused.*1 skipped lines/);
     await expect(opened.page.locator("#skipped").textContent()).resolves.toContain("cut short");
   });
 
@@ -141,10 +141,13 @@ describe("the trace page in Chromium", () => {
       for (const s of await page.locator("section.step").all()) if (await s.isVisible()) out.push(`${await s.getAttribute("data-program")}#${await s.getAttribute("data-index")}`);
       return out;
     };
-    expect(await visible()).toEqual(["p1#0", "p1#1", "p1#2", "p2#0", "p3#0"]);
+    expect(await visible()).toEqual(["p1#0", "p1#1", "p1#2", "p2#0", "p3#0", "p4#0"]);
     await page.check("#filter-failed");
     expect(await visible()).toEqual(["p1#1", "p2#0"]);
     expect(await page.locator('section.program[data-program="p3"]').isVisible()).toBe(false);
+    // Refused before any step ran: no failed step, but the program failed, and its error stays in view.
+    expect(await page.locator('section.program[data-program="p4"]').isVisible()).toBe(true);
+    expect(await page.locator('section.program[data-program="p4"] > .failure .code').textContent()).toBe("APP_NOT_FOUND");
     await page.selectOption("#filter-app", "fixture-app");
     expect(await visible()).toEqual(["p1#1"]);
     await page.uncheck("#filter-failed");
@@ -153,7 +156,7 @@ describe("the trace page in Chromium", () => {
     await page.selectOption("#filter-app", HOSTILE);
     expect(await visible()).toEqual(["p2#0"]);
     await page.selectOption("#filter-app", "");
-    expect(await visible()).toEqual(["p1#0", "p1#1", "p1#2", "p2#0", "p3#0"]);
+    expect(await visible()).toEqual(["p1#0", "p1#1", "p1#2", "p2#0", "p3#0", "p4#0"]);
   });
 
   it("makes no network request: the only request is the page file itself", async () => {

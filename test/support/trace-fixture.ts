@@ -50,7 +50,7 @@ export interface SyntheticTrace {
   /** The clicked element's screen rect and the click point (its centre). */
   clickBox: Rect;
   clickPoint: { x: number; y: number };
-  /** Steps in page order: [program id, step index, status]. */
+  /** Steps in page order: [program id, step index, status] (not-reached: asked for, never run). */
   order: [string, number, string][];
   failed: { program: string; index: number; code: string; remediation: string };
   refused: { program: string; index: number; code: string; remediation: string };
@@ -58,10 +58,11 @@ export interface SyntheticTrace {
 }
 
 /**
- * Three programs: p1 (fixture-app, run) click -> completed, type-text ->
+ * Four programs: p1 (fixture-app, run) click -> completed, type-text ->
  * failed, press-key -> unattempted; p2 (the hostile app name) click refused
- * by policy; p3 (fixture-app) a drag. A window of 400x300 at screen
- * (100, 50), images at scale 0.5 (200x150).
+ * by policy; p3 (fixture-app) a drag; p4 (no-such-app) refused before any
+ * step ran. A window of 400x300 at screen (100, 50), images at scale 0.5
+ * (200x150).
  */
 export async function writeSyntheticTrace(dir: string, opts: { extraLines?: string; truncatedTail?: string } = {}): Promise<SyntheticTrace> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -77,6 +78,7 @@ export async function writeSyntheticTrace(dir: string, opts: { extraLines?: stri
   const afterClick = storeImage(dir, await windowPng(200, 150, [{ rect: toImg(clickBox), color: [40, 90, 180] }, { rect: toImg(field), color: [255, 255, 255] }]), map);
   const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 12, 0, s)).toISOString();
   const failedRemediation = "Focus the field first, or use set-value.";
+  const appRemediation = "Run `deckhand list-apps` and use one of its names.";
   const refusedRemediation = "This app is on the built-in deny list; the operator can allow it in their policy file.";
   const events: unknown[] = [
     { type: "session", version: 1, mode: "cli", deckhand: "0.1.0", helper: "deckhand-helper-linux 0.1.0", startedAt: t(0), pid: 4000 },
@@ -197,6 +199,9 @@ export async function writeSyntheticTrace(dir: string, opts: { extraLines?: stri
       treeDiff: { added: [], removed: [], unchanged: 19, truncated: false },
     },
     { type: "program-end", program: "p3", firstFailure: null, error: null, durationMs: 310, settle: null, observationError: null },
+    // Refused before any step ran (no such app): a program and its end, no step line.
+    { type: "program", id: "p4", command: "click", app: { name: "no-such-app", pid: 0 }, windowId: null, snapshotId: null, startedAt: t(11), steps: [{ action: "click", elementIndex: 1 }], before: null },
+    { type: "program-end", program: "p4", firstFailure: null, error: { code: "APP_NOT_FOUND", message: 'no app matches "no-such-app"', remediation: appRemediation }, durationMs: 4, settle: null, observationError: null },
   ];
   writeFileSync(join(dir, TRACE_FILE), traceLines(events) + (opts.extraLines ?? "") + (opts.truncatedTail ?? ""), { mode: 0o600 });
   return {
@@ -211,6 +216,7 @@ export async function writeSyntheticTrace(dir: string, opts: { extraLines?: stri
       ["p1", 2, "unattempted"],
       ["p2", 0, "failed"],
       ["p3", 0, "completed"],
+      ["p4", 0, "not-reached"],
     ],
     failed: { program: "p1", index: 1, code: "ACTION_FAILED", remediation: failedRemediation },
     refused: { program: "p2", index: 0, code: "POLICY_DENIED", remediation: refusedRemediation },

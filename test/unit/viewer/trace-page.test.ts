@@ -170,6 +170,15 @@ describe("images", () => {
     expect(p2!.steps[0]!.before).toEqual({ missing: "the app has no window" });
     expect(p3!.steps[0]!.after).toEqual({ missing: "the trace's image budget was spent" });
   });
+
+  it("a step asked for without a step line: not-reached when its program ended (refused up front), not-recorded when it never did", async () => {
+    const { data } = await synthetic();
+    const p4 = data.programs.find((p) => p.id === "p4")!;
+    expect(p4.error?.code).toBe("APP_NOT_FOUND");
+    expect(p4.steps.map((s) => [s.index, s.action, s.status])).toEqual([[0, "click", "not-reached"]]);
+    const cut = parseTraceText(readFileSync(join(data.dir, "trace.jsonl"), "utf8").split("\n").filter((l) => !l.includes('"program-end","program":"p4"')).join("\n") + "\n");
+    expect(buildPageData(cut, data.dir, { viewer: "test" }).programs.find((p) => p.id === "p4")!.steps[0]!.status).toBe("not-recorded");
+  });
 });
 
 describe("the page", () => {
@@ -205,7 +214,7 @@ describe("the page", () => {
 
   it("counts: programs, recorded steps, failed and refused steps, skipped lines (the truncated tail included)", async () => {
     const { data } = await synthetic({ extraLines: "not json\n", truncatedTail: '{"type":"ste' });
-    expect(data.counts).toEqual({ programs: 3, steps: 5, failed: 2, refused: 1, failedPrograms: 2 });
+    expect(data.counts).toEqual({ programs: 4, steps: 5, failed: 2, refused: 1, failedPrograms: 3 });
     expect(data.skipped).toMatchObject({ count: 2, truncatedLastLine: true });
     expect(data.sessions).toHaveLength(1);
   });
@@ -218,7 +227,7 @@ describe("writing the page", () => {
     writeFileSync(join(dir, "trace.html"), "old");
     chmodSync(join(dir, "trace.html"), 0o644);
     const w = writeTracePage(dir, { viewer: "test" });
-    expect(w).toEqual({ path: join(dir, "trace.html"), programs: 3, steps: 5, failed: 2, skippedLines: 0 });
+    expect(w).toEqual({ path: join(dir, "trace.html"), programs: 4, steps: 5, failed: 2, skippedLines: 0 });
     expect(statSync(w.path).mode & 0o777).toBe(0o600);
     expect(readFileSync(w.path, "utf8")).toMatch(/^<!DOCTYPE html>/);
     const out = join(tmp(), "page.html");
@@ -242,11 +251,11 @@ describe("deckhand trace show", () => {
     expect(c.out).toEqual([`${join(dir, "trace.html")}\n`]);
     c = io();
     expect(await traceMain(["show", dir], c.io, {})).toBe(0);
-    expect(c.out).toEqual([`wrote ${join(dir, "trace.html")}: 3 programs, 5 steps, 2 failed, 1 unreadable line skipped\n`]);
+    expect(c.out).toEqual([`wrote ${join(dir, "trace.html")}: 4 programs, 5 steps, 2 failed, 1 unreadable line skipped\n`]);
     c = io();
     const out = join(tmp(), "x.html");
     expect(await traceMain(["show", dir, "--out", out, "--json"], c.io, {})).toBe(0);
-    expect(JSON.parse(c.out.join(""))).toEqual({ schemaVersion: 1, ok: true, command: "trace", result: { path: out, programs: 3, steps: 5, failed: 2, skippedLines: 1 } });
+    expect(JSON.parse(c.out.join(""))).toEqual({ schemaVersion: 1, ok: true, command: "trace", result: { path: out, programs: 4, steps: 5, failed: 2, skippedLines: 1 } });
     expect(envelopeIssues(JSON.parse(c.out.join("")))).toBeNull();
   });
 
