@@ -34,6 +34,8 @@ export function writeTracePage(dir: string, opts: { out?: string; viewer: string
   const path = opts.out ?? join(dir, DEFAULT_PAGE);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
+    // A leftover of a run that died here (same pid, later boot) is ours to replace; "wx" then never writes through a link.
+    rmSync(tmp, { force: true });
     writeFileSync(tmp, html, { mode: 0o600, flag: "wx" });
     chmodSync(tmp, 0o600);
     renameSync(tmp, path);
