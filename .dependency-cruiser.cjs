@@ -15,7 +15,7 @@ const LAYERS = [
   ["session", "platform"], // snapshots and the state dir; host process facts
   ["policy", "audit"], // the safety rules; the audit log and the pause flag
   ["confirm"], // the confirm hook (reads the policy's [confirm])
-  ["helpers", "desktop"], // helper discovery and supervision; the private X11 desktop (a tool of its own)
+  ["helpers", "desktop", "viewer"], // helper discovery and supervision; the private X11 desktop and the trace viewer (tools of their own)
   ["engine"], // the engine, its ports and the Safety seam
   ["program"], // planning and running a program
   ["commands"], // one handler per command
@@ -96,6 +96,13 @@ module.exports = {
       severity: "error",
       from: { path: "^src/", pathNot: ["^src/desktop/", "^src/cli/"] },
       to: { path: "^src/desktop/" },
+    },
+    {
+      name: "viewer-only-from-cli",
+      comment: "The trace viewer is a tool of its own: only the CLI dispatches to it (`deckhand trace show`).",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/viewer/", "^src/cli/"] },
+      to: { path: "^src/viewer/" },
     },
     {
       name: "main-is-the-entry",

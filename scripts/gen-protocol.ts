@@ -210,6 +210,7 @@ function resultsDoc(): string {
   parts.push("### cancel result (serve)", "", ...resultTable(EXTRA_RESULTS.cancel, shared));
   parts.push("### status result (serve)", "", ...resultTable(EXTRA_RESULTS.status, shared));
   parts.push("### version result (`deckhand --version --json`)", "", ...resultTable(EXTRA_RESULTS.version, shared));
+  parts.push("### trace result (`deckhand trace show DIR --json`)", "", ...resultTable(EXTRA_RESULTS.trace, shared));
   collectShared(ErrorBody, shared);
   collectShared(McpImage, shared);
   parts.push("### Shared types", "", "An `ok: false` envelope's `error` is an [Error](#error).", "");

@@ -33,6 +33,7 @@ function usage(): string {
     `  ${"serve".padEnd(width)}  NDJSON requests on stdin, envelopes on stdout (--adapter native|openai|anthropic)`,
     `  ${"desktop".padEnd(width)}  a private virtual desktop: run -- CMD... | start | stop | env (operator-only)`,
     `  ${"helper".padEnd(width)}  check --helper PATH: a helper's conformance to the wire protocol (operator-only)`,
+    `  ${"trace".padEnd(width)}  show DIR [--out FILE] [--open]: a recorded trace as one HTML file (operator-only)`,
     `  ${"mcp".padEnd(width)}  MCP server on stdio (--helper, --allow-foreground, --confirm-cmd, --policy, --trace DIR, --max-width)`,
     "",
     "`deckhand <command> --help` lists a command's flags.",
@@ -108,6 +109,10 @@ export async function main(argvIn: string[]): Promise<number> {
   if (first === "helper") {
     const { helperMain } = await import("../helpers/check.ts");
     return await helperMain(rest);
+  }
+  if (first === "trace") {
+    const { traceMain } = await import("./trace.ts");
+    return await traceMain(rest);
   }
   if (first === "mcp") {
     const { mcpMain } = await import("../adapters/mcp.ts");

@@ -21,9 +21,9 @@ let early: Early | null = null;
 /**
  * Commands that never start a helper, and front doors that start theirs
  * their own way (serve and mcp start it on the first request; desktop and
- * helper check are operator tools).
+ * helper check are operator tools, and so is trace show, which reads files).
  */
-const NO_HELPER = new Set(["pause", "resume", "help", "version", "desktop", "helper", "serve", "mcp"]);
+const NO_HELPER = new Set(["pause", "resume", "help", "version", "desktop", "helper", "trace", "serve", "mcp"]);
 
 /**
  * Whether argv is a command that will start the default helper. Not when

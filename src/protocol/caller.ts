@@ -60,9 +60,10 @@ export function cliCaller(env: NodeJS.ProcessEnv = process.env): Caller {
 /**
  * Commands only the operator may run: `resume` lifts the operator's pause
  * (or the kill switch's); `desktop` starts and stops the operator's private
- * desktop and `desktop run -- CMD` runs any program.
+ * desktop and `desktop run -- CMD` runs any program; `trace show` writes
+ * the operator's view of a run wherever --out says.
  */
-export const OPERATOR_ONLY_COMMANDS: readonly string[] = Object.freeze(["resume", "desktop", "helper"]);
+export const OPERATOR_ONLY_COMMANDS: readonly string[] = Object.freeze(["resume", "desktop", "helper", "trace"]);
 
 /**
  * Flags that set the operator's limits: the helper binary (a program

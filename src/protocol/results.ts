@@ -614,7 +614,8 @@ export type ReadonlyDeep<T> = T extends (infer U)[] ? readonly ReadonlyDeep<U>[]
 
 /**
  * Envelopes that are no command's: `deckhand --version --json`, serve's
- * `cancel` and `status`. Kept apart so RESULTS is exactly COMMANDS.
+ * `cancel` and `status`, `deckhand trace show --json`. Kept apart so
+ * RESULTS is exactly COMMANDS.
  */
 export const EXTRA_RESULTS = {
   version: z.strictObject({ version: str }),
@@ -647,6 +648,14 @@ export const EXTRA_RESULTS = {
       .describe("requests with an id that finished within the replay window, newest first (at most 100): a retry of one under the same id is answered from it"),
   }),
   // ---- end serve status
+  // ---- issue 16: `deckhand trace show DIR --json` (docs/trace.md)
+  trace: z.strictObject({
+    path: str.describe("the page written (absolute)"),
+    programs: uint,
+    steps: uint.describe("steps recorded"),
+    failed: uint.describe("steps that failed (a refused one included)"),
+    skippedLines: uint.describe("lines of trace.jsonl left out: not JSON, not a trace event, or cut short"),
+  }),
 } as const;
 
 // ---------------------------------------------------------------- envelopes

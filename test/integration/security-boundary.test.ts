@@ -195,6 +195,20 @@ describe("1. a CLI in agent mode (DECKHAND_AGENT_MODE=1)", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("`trace show` is refused at routing and writes no page (--out could name any file)", async () => {
+    const sb = sandbox();
+    const out = join(sb.dir, "page.html");
+    mkdirSync(join(sb.dir, "trace"));
+    writeFileSync(join(sb.dir, "trace", "trace.jsonl"), "");
+    const r = await cli(sb, ["trace", "show", join(sb.dir, "trace"), "--out", out], { helper: null, env: AGENT });
+    const e = expectError(r, "trace", "POLICY_DENIED");
+    expect(e.details).toMatchObject({ reason: "operator-only", command: "trace" });
+    expect(existsSync(out)).toBe(false);
+    // The operator's own shell may: the same call without agent mode writes the page.
+    expectOk(await cli(sb, ["trace", "show", join(sb.dir, "trace"), "--out", out], { helper: null }), "trace");
+    expect(existsSync(out)).toBe(true);
+  });
+
   it("operator flags on argv are refused: --allow-foreground, --helper, --confirm-cmd, --policy; nothing reaches a helper", async () => {
     const sb = sandbox();
     writeFileSync(join(sb.dir, "mine.toml"), 'default = "allow"\n');

@@ -38,8 +38,8 @@ describe("agent mode", () => {
     expect(f.message).toMatch(/--allow-foreground is operator-only/);
   });
 
-  it("the operator-only inventory: resume, desktop and helper check; the five operator flags", () => {
-    expect([...OPERATOR_ONLY_COMMANDS].sort()).toEqual(["desktop", "helper", "resume"]);
+  it("the operator-only inventory: resume, desktop, helper check and trace show; the five operator flags", () => {
+    expect([...OPERATOR_ONLY_COMMANDS].sort()).toEqual(["desktop", "helper", "resume", "trace"]);
     expect([...OPERATOR_FLAGS].sort()).toEqual(["--allow-foreground", "--confirm-cmd", "--helper", "--policy", "--trace"]);
     // Every command of the inventory but resume is an agent's to ask for.
     expect(COMMANDS.filter((c) => OPERATOR_ONLY_COMMANDS.includes(c))).toEqual(["resume"]);
