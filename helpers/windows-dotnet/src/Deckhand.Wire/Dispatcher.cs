@@ -133,7 +133,9 @@ public sealed class Dispatcher
             switch (read)
             {
                 case FrameRead.Eof:
+                    // stdin closed: let the requests in flight and in the input queue answer (each is bounded by its deadline).
                     _serial.Writer.TryComplete();
+                    serialLoop.Wait(TimeSpan.FromSeconds(60));
                     WaitInflight();
                     return 0;
                 case FrameRead.Skipped skipped:
