@@ -146,7 +146,7 @@ internal static partial class Win32
     [LibraryImport("user32.dll")]
     public static partial uint GetWindowThreadProcessId(nint hwnd, out uint pid);
 
-    [LibraryImport("user32.dll", EntryPoint = "GetWindowTextW", StringMarshalling = StringMarshalling.Utf16)]
+    [LibraryImport("user32.dll", EntryPoint = "GetWindowTextW")]
     public static unsafe partial int GetWindowText(nint hwnd, char* buffer, int max);
 
     [LibraryImport("user32.dll", EntryPoint = "GetClassNameW")]

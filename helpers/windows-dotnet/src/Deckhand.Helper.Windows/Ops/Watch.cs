@@ -45,7 +45,8 @@ internal static class Watcher
     {
         _emit = emit;
         if (_thread is not null) return;
-        using var ready = new ManualResetEventSlim();
+        // Not disposed: a hook thread that answers after the wait gave up must still find it.
+        var ready = new ManualResetEventSlim();
         string? error = null;
         var thread = new Thread(() =>
         {

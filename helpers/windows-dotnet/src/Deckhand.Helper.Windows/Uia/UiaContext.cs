@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Runtime.InteropServices.Marshalling;
 using Deckhand.Helper.Windows.Interop;
+using Deckhand.Platform;
 using Deckhand.Wire;
 
 namespace Deckhand.Helper.Windows.Uia;
@@ -105,8 +106,8 @@ internal sealed class UiaContext
         }
         foreach (int pattern in new[]
         {
-            Platform.PatternId.Invoke, Platform.PatternId.Value, Platform.PatternId.ExpandCollapse, Platform.PatternId.SelectionItem,
-            Platform.PatternId.Text, Platform.PatternId.Toggle, Platform.PatternId.ScrollItem,
+            PatternId.Invoke, PatternId.Value, PatternId.ExpandCollapse, PatternId.SelectionItem,
+            PatternId.Text, PatternId.Toggle, PatternId.ScrollItem,
         })
         {
             req.AddPattern(pattern);
