@@ -109,7 +109,6 @@ internal static class DesktopOps
                 ["pid"] = (long)group.Key,
                 ["name"] = p.Name,
                 ["executable"] = p.Executable,
-                ["executable_deleted"] = p.Executable is not null && !File.Exists(p.Executable),
                 ["process_name"] = p.ProcessName,
                 ["bundle_id"] = p.PackageFamily,
                 ["desktop_id"] = p.Aumid,

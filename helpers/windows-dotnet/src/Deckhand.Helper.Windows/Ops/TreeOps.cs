@@ -107,9 +107,13 @@ internal static class TreeOps
     private static Dictionary<string, object?>? NodeUnder(UiaContext uia, nint top, IUIAutomationElement element, IUIAutomationCacheRequest req)
     {
         var root = uia.Automation.ElementFromHandle(top);
-        var path = Paths.PathOf(uia, root, element);
+        // The element UIA found may be outside the control view (paths are
+        // counted in it): its nearest control-view ancestor-or-self stands for it.
+        var target = uia.Walker.NormalizeElement(element);
+        if (target is null) return null;
+        var path = Paths.PathOf(uia, root, target);
         if (path is null) return null;
         int calls = 0;
-        return NodeReader.Read(element, path, ref calls).Wire;
+        return NodeReader.Read(target.BuildUpdatedCache(req), path, ref calls).Wire;
     }
 }
