@@ -54,7 +54,15 @@ public class DispatcherTests
         output.Position = 0;
         var reader = new FrameReader(output, Protocol.MaxFrameBytes);
         var list = new List<Dictionary<string, object?>>();
-        while (reader.Read() is FrameRead.Body b) list.Add((Dictionary<string, object?>)Msgpack.Decode(b.Bytes)!);
+        try
+        {
+            while (reader.Read() is FrameRead.Body b) list.Add((Dictionary<string, object?>)Msgpack.Decode(b.Bytes)!);
+        }
+        catch (WireFormatException)
+        {
+            // After a fatal exit (code 2) a request still in flight may be half written: what came before is enough.
+            Assert.Equal(2, code);
+        }
         return (code, list);
     }
 
