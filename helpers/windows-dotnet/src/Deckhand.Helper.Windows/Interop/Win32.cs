@@ -323,6 +323,11 @@ internal static partial class Win32
 
     // ---- COM / WinRT activation
     [LibraryImport("ole32.dll")]
+    public static partial int CoInitializeEx(nint reserved, uint coInit);
+
+    public const uint COINIT_MULTITHREADED = 0;
+
+    [LibraryImport("ole32.dll")]
     public static partial int CoCreateInstance(in Guid clsid, nint outer, uint context, in Guid iid, out nint obj);
 
     [LibraryImport("combase.dll")]

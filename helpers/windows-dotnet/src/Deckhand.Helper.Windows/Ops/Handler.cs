@@ -1,4 +1,5 @@
 using Deckhand.Helper.Windows.Capture;
+using Deckhand.Helper.Windows.Interop;
 using Deckhand.Wire;
 
 namespace Deckhand.Helper.Windows.Ops;
@@ -57,6 +58,9 @@ internal sealed class Handler : IOpHandler
 
     public Task<OpOutcome> HandleAsync(OpCall call)
     {
+        // UIA and WinRT calls need a COM apartment: this thread joins the MTA
+        // (S_FALSE when it already has; thread-pool threads stay in it).
+        Win32.CoInitializeEx(0, Win32.COINIT_MULTITHREADED);
         if (NotImplemented.TryGetValue(call.Op, out var capability))
         {
             throw Refuse(call.Op, capability);
