@@ -133,7 +133,7 @@ internal static class PermissionOps
         }
         return supported
             ? Check(id, nativeId, "granted", "Windows.Graphics.Capture is supported (a window's own pixels, covered or not; the capture border may show)", "")
-            : Check(id, nativeId, id == "screen_capture" ? "granted" : "denied",
+            : Check(id, nativeId, id == "screen_capture" ? "granted" : "unknown",
                 "Windows.Graphics.Capture is not supported here: screenshots fall back to PrintWindow(PW_RENDERFULLCONTENT) and GDI",
                 "Windows 10 1903 or later with a GPU or WARP device gives Windows.Graphics.Capture");
     }
