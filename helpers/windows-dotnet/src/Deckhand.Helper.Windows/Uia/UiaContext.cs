@@ -22,6 +22,8 @@ internal sealed class UiaContext
     public const uint ConnectionTimeoutMs = 2000;
     public const uint TransactionTimeoutMs = 3000;
 
+    private const int E_ACCESSDENIED = unchecked((int)0x80070005);
+
     private static readonly Lazy<UiaContext> Shared = new(Create, LazyThreadSafetyMode.ExecutionAndPublication);
 
     public IUIAutomation2 Automation { get; }
@@ -134,6 +136,13 @@ internal sealed class UiaContext
         try
         {
             return Automation.ElementFromHandleBuildCache(hwnd, req);
+        }
+        catch (COMException e) when (e.HResult == E_ACCESSDENIED)
+        {
+            // UIPI: a window of a higher integrity level (an elevated app) than this helper.
+            throw new HelperError(Protocol.Codes.PermissionDenied, $"window {hwnd} belongs to a process of a higher integrity level (elevated): UI Automation is denied")
+                .With("window_id", (long)hwnd).With("hresult", (long)e.HResult)
+                .With("remediation", "run deckhand (and so the helper) elevated to drive elevated apps");
         }
         catch (COMException e)
         {
