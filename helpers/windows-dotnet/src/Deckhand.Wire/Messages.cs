@@ -25,6 +25,7 @@ public static class Protocol
         public const string Timeout = "TIMEOUT";
         public const string Internal = "INTERNAL";
         public const string FocusMismatch = "FOCUS_MISMATCH";
+        public const string PolicyDenied = "POLICY_DENIED";
         public const string VerificationFailed = "VERIFICATION_FAILED";
         public const string AppExited = "APP_EXITED";
     }

@@ -29,6 +29,9 @@ internal static class Desktop
 
     public const int MaxWindows = 4096;
 
+    /// <summary>A menu, a combo box's list, a tooltip: a popup of its app, never a window of its own.</summary>
+    public static bool IsPopup(nint hwnd) => PopupClasses.Contains(Win32.ClassName(hwnd));
+
     public static List<TopWindow> TopLevel()
     {
         var topToBottom = new List<TopWindow>();

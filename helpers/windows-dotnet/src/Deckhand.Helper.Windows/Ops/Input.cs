@@ -10,7 +10,8 @@ namespace Deckhand.Helper.Windows.Ops;
 /// released before the answer whatever happened, the pointer is put back
 /// when asked (GetCursorPos before, SetCursorPos after), keys go only to the
 /// window the focus guard confirms, checked before every keyboard step, every
-/// tap repeat and every chunk of at most 8 typed characters. Every injected
+/// tap repeat and every chunk of at most 8 typed characters, and pointer
+/// events only over the windows the pointer guard allows. Every injected
 /// event carries <see cref="NativeInput.Signature"/> in dwExtraInfo.
 /// UIPI: input aimed at an elevated window from a non-elevated helper is
 /// dropped by Windows without an error; the permissions op says so.
@@ -32,27 +33,39 @@ internal sealed class InputRun
 
     private sealed record Focus(nint Window, uint Pid, bool Activate);
 
-    private InputRun(OpCall call, Focus? focus)
+    private sealed record PointerGuard(uint Pid, HashSet<nint> Windows);
+
+    private readonly PointerGuard? _guard;
+
+    private InputRun(OpCall call, Focus? focus, PointerGuard? guard)
     {
         _call = call;
         _focus = focus;
+        _guard = guard;
     }
 
     public static OpOutcome Run(OpCall call)
     {
         var a = call.Args;
-        if (a.Has("pointer_guard"))
+        IReadOnlyList<Args> steps;
+        Focus? focus;
+        PointerGuard? guard;
+        bool restore;
+        try
         {
-            throw HelperError.Unsupported("input.pointer_guard is not supported by this helper")
-                .With("capability", "input.pointer_guard")
-                .WithReceipt(Receipt.Foreground(Delivery.NotDispatched));
+            steps = a.Maps("steps");
+            foreach (var step in steps) Validate(step);
+            var f = a.Map("focus");
+            focus = f is null ? null : new Focus((nint)f.Long("window_id"), (uint)f.Long("pid"), f.Bool("activate"));
+            var g = a.Map("pointer_guard");
+            guard = g is null ? null : new PointerGuard((uint)g.Long("pid"), g.Longs("windows").Select(w => (nint)w).ToHashSet());
+            restore = a.Bool("restore_pointer");
         }
-        var steps = a.Maps("steps");
-        foreach (var step in steps) Validate(step);
-        var f = a.Map("focus");
-        var focus = f is null ? null : new Focus((nint)f.Long("window_id"), (uint)f.Long("pid"), f.Bool("activate"));
-        var run = new InputRun(call, focus);
-        return run.Execute(steps, a.Bool("restore_pointer"));
+        catch (HelperError e) when (e.Receipt is null)
+        {
+            throw e.WithReceipt(Receipt.Foreground(Delivery.NotDispatched));
+        }
+        return new InputRun(call, focus, guard).Execute(steps, restore);
     }
 
     private static void Validate(Args step)
@@ -191,6 +204,7 @@ internal sealed class InputRun
             case "button":
                 {
                     var (down, up, data) = Button(step.String("button"));
+                    CheckPointerHere();
                     if (step.Bool("down"))
                     {
                         Send(NativeInput.Mouse(0, 0, data, down));
@@ -247,7 +261,11 @@ internal sealed class InputRun
                     long? x = step.LongOrNull("x"), y = step.LongOrNull("y");
                     if (x is not null && y is not null) MoveTo((int)x, (int)y);
                     var wheel = NativeInput.Wheel(step.Int("dx", 0), step.Int("dy", 0));
-                    if (wheel.Count > 0) Send(wheel.ToArray());
+                    if (wheel.Count > 0)
+                    {
+                        CheckPointerHere();
+                        Send(wheel.ToArray());
+                    }
                     break;
                 }
             case "wait":
@@ -263,6 +281,7 @@ internal sealed class InputRun
         int count = step.Int("count", 1);
         MoveTo((int)step.Long("x"), (int)step.Long("y"));
         if (modifiers.Count > 0) CheckFocus();
+        CheckPointerHere();
         foreach (var m in modifiers) Press(m);
         var events = new List<INPUT>();
         for (int i = 0; i < count; i++)
@@ -276,6 +295,7 @@ internal sealed class InputRun
 
     private void MoveTo(int x, int y)
     {
+        CheckPointer(x, y);
         var (dx, dy) = Geometry.ToAbsolute(x, y, Win32.VirtualScreen());
         _moved = true;
         Send(NativeInput.MoveAbsolute(dx, dy));
@@ -353,6 +373,43 @@ internal sealed class InputRun
     private unsafe void TrySend(INPUT e)
     {
         Win32.SendInput(1, &e, sizeof(INPUT));
+    }
+
+    // ---- the pointer guard (input.pointer_guard)
+
+    /// <summary>The guard at the pointer's position now (a button or wheel event without a point of its own).</summary>
+    private void CheckPointerHere()
+    {
+        if (_guard is null) return;
+        Win32.GetCursorPos(out var p);
+        CheckPointer(p.X, p.Y);
+    }
+
+    /// <summary>
+    /// Before a pointer event at (x, y): the top-level window there
+    /// (WindowFromPoint, then GA_ROOT: a title bar counts as its window) must
+    /// be one of the guard's windows, or a popup (menu, combo list, tooltip)
+    /// of the guard's pid. Anything else, no window included, is
+    /// POLICY_DENIED "point-outside-target"; the caller releases what is held.
+    /// The check and the event are two calls: a window raised in between
+    /// still gets that one event.
+    /// </summary>
+    private void CheckPointer(int x, int y)
+    {
+        if (_guard is null) return;
+        nint hit = Win32.WindowFromPoint(new POINT { X = x, Y = y });
+        nint top = hit == 0 ? 0 : Win32.GetAncestor(hit, Win32.GA_ROOT);
+        uint pid = top == 0 ? 0 : Win32.AppProcessOf(top);
+        if (top != 0 && (_guard.Windows.Contains(top) || (Desktop.IsPopup(top) && (pid == _guard.Pid || Win32.ProcessOf(top) == _guard.Pid))))
+        {
+            return;
+        }
+        throw new HelperError(Protocol.Codes.PolicyDenied, $"the point ({x}, {y}) is over {(top == 0 ? "no window" : $"window {(long)top}")}, not the target's")
+            .With("reason", "point-outside-target")
+            .With("x", (long)x)
+            .With("y", (long)y)
+            .With("window_id", (long)top)
+            .With("pid", top == 0 ? -1L : (long)pid);
     }
 
     // ---- the focus guard (input.focus)
