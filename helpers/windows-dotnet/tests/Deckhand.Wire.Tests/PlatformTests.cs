@@ -469,3 +469,44 @@ public class CapabilityFileTests
         Assert.Equal(Protocol.Minor, p[1].GetInt32());
     }
 }
+
+public class GuardTests
+{
+    private static readonly IReadOnlySet<long> Allowed = new HashSet<long> { 0x10010, 0x20020 };
+
+    [Fact]
+    public void PointerOverAnAllowedWindowPasses()
+    {
+        Assert.True(Guards.PointerAccepts(0x10010, popup: false, appPid: 7, ownerPid: 7, guardPid: 42, Allowed));
+    }
+
+    [Fact]
+    public void PointerOverNothingOrAnotherWindowIsRefused()
+    {
+        Assert.False(Guards.PointerAccepts(0, popup: false, appPid: 0, ownerPid: 0, guardPid: 42, Allowed));
+        Assert.False(Guards.PointerAccepts(0x30030, popup: false, appPid: 42, ownerPid: 42, guardPid: 42, Allowed)); // the app's other, unlisted window
+        Assert.False(Guards.PointerAccepts(0x30030, popup: true, appPid: 9, ownerPid: 9, guardPid: 42, Allowed)); // another app's menu
+    }
+
+    [Fact]
+    public void PointerOverTheTargetsPopupPasses()
+    {
+        Assert.True(Guards.PointerAccepts(0x30030, popup: true, appPid: 42, ownerPid: 42, guardPid: 42, Allowed));
+        Assert.True(Guards.PointerAccepts(0x30030, popup: true, appPid: 5, ownerPid: 42, guardPid: 42, Allowed));
+    }
+
+    [Fact]
+    public void FocusOnTheTargetOrItsOwnedDialogPasses()
+    {
+        Assert.True(Guards.FocusAccepts(0x10010, 42, owner: 0, target: 0x10010, targetPid: 42));
+        Assert.True(Guards.FocusAccepts(0x40040, 42, owner: 0x10010, target: 0x10010, targetPid: 42));
+    }
+
+    [Fact]
+    public void FocusElsewhereIsRefused()
+    {
+        Assert.False(Guards.FocusAccepts(0, 0, 0, 0x10010, 42));
+        Assert.False(Guards.FocusAccepts(0x40040, 9, owner: 0x10010, target: 0x10010, targetPid: 42)); // owned, but another process
+        Assert.False(Guards.FocusAccepts(0x40040, 42, owner: 0, target: 0x10010, targetPid: 42)); // same app, not owned by the target
+    }
+}

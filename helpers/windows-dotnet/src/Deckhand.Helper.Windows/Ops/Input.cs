@@ -33,7 +33,7 @@ internal sealed class InputRun
 
     private sealed record Focus(nint Window, uint Pid, bool Activate);
 
-    private sealed record PointerGuard(uint Pid, HashSet<nint> Windows);
+    private sealed record PointerGuard(uint Pid, HashSet<long> Windows);
 
     private readonly PointerGuard? _guard;
 
@@ -58,7 +58,7 @@ internal sealed class InputRun
             var f = a.Map("focus");
             focus = f is null ? null : new Focus((nint)f.Long("window_id"), (uint)f.Long("pid"), f.Bool("activate"));
             var g = a.Map("pointer_guard");
-            guard = g is null ? null : new PointerGuard((uint)g.Long("pid"), g.Longs("windows").Select(w => (nint)w).ToHashSet());
+            guard = g is null ? null : new PointerGuard((uint)g.Long("pid"), g.Longs("windows").ToHashSet());
             restore = a.Bool("restore_pointer");
         }
         catch (HelperError e) when (e.Receipt is null)
@@ -400,7 +400,8 @@ internal sealed class InputRun
         nint hit = Win32.WindowFromPoint(new POINT { X = x, Y = y });
         nint top = hit == 0 ? 0 : Win32.GetAncestor(hit, Win32.GA_ROOT);
         uint pid = top == 0 ? 0 : Win32.AppProcessOf(top);
-        if (top != 0 && (_guard.Windows.Contains(top) || (Desktop.IsPopup(top) && (pid == _guard.Pid || Win32.ProcessOf(top) == _guard.Pid))))
+        bool popup = top != 0 && Desktop.IsPopup(top);
+        if (Guards.PointerAccepts(top, popup, pid, top == 0 ? 0 : Win32.ProcessOf(top), _guard.Pid, _guard.Windows))
         {
             return;
         }
@@ -421,13 +422,9 @@ internal sealed class InputRun
         return (root, root == 0 ? 0 : Win32.AppProcessOf(root));
     }
 
-    private bool Accepts(nint window, uint pid)
-    {
-        if (_focus is null || window == 0) return false;
-        if (window == _focus.Window) return true;
-        // A dialog of the same app owned by the target (Windows' WM_TRANSIENT_FOR).
-        return pid == _focus.Pid && Win32.GetWindow(window, Win32.GW_OWNER) == _focus.Window;
-    }
+    private bool Accepts(nint window, uint pid) =>
+        _focus is not null && window != 0
+        && Guards.FocusAccepts(window, pid, Win32.GetWindow(window, Win32.GW_OWNER), _focus.Window, _focus.Pid);
 
     private void CheckFocus()
     {
