@@ -35,6 +35,8 @@ try {
 }
 if (-not $second) {
   $ran["calculator"] = "absent (no Calculator window appeared: the UWP app is not installed on Windows Server)"
+  # A missing app handler may leave an "open with" prompt behind: it is not an app under test.
+  Get-Process -Name "OpenWith" -ErrorAction SilentlyContinue | Stop-Process -Force -ErrorAction SilentlyContinue
   foreach ($fallback in @(@{ Exe = "charmap.exe"; Names = @("charmap") }, @{ Exe = "mspaint.exe"; Names = @("mspaint") })) {
     try {
       Start-Process $fallback.Exe
