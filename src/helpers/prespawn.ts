@@ -42,7 +42,8 @@ export function prespawnHelper(env: NodeJS.ProcessEnv = process.env): void {
   try {
     const { path } = discoverHelper({ env });
     // The same options as the supervisor's spawn (supervisor.ts spawnAndHandshake).
-    const child = spawn(path, [], { stdio: ["pipe", "pipe", "pipe"], detached: true, env });
+    // As the supervisor spawns it (supervisor.ts): no process group (and no console window) on Windows.
+    const child = spawn(path, [], { stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true, env });
     const e: Early = { child, path, env, gone: false };
     // An error or exit before adoption would otherwise be unhandled, or unseen by the supervisor.
     child.once("error", () => (e.gone = true));

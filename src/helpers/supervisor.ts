@@ -280,7 +280,12 @@ export class Supervisor extends EventEmitter {
       const early = this.stats.spawns === 1 && !this.opts.args?.length ? adoptPrespawned(this.opts.path, this.opts.env ?? process.env) : null;
       child = early ?? spawn(this.opts.path, this.opts.args ?? [], {
         stdio: ["pipe", "pipe", "pipe"],
-        detached: true, // its own process group, so a kill takes its children too
+        // Its own process group, so a kill takes its children too. Not on
+        // Windows: there `detached` gives the helper a console window of its
+        // own (which would show up among the desktop's windows); its tree is
+        // killed with taskkill /T instead.
+        detached: process.platform !== "win32",
+        windowsHide: true,
         env: this.opts.env ?? process.env,
       });
     } catch (err) {

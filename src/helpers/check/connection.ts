@@ -104,7 +104,7 @@ export class HelperConnection {
       this.helloWaiter = (o) => finish({ ...o, ms: ms() } as HelloOutcome);
       let child: ChildProcess;
       try {
-        child = spawn(this.path, [], { stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", env: this.env, shell: false });
+        child = spawn(this.path, [], { stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true, env: this.env, shell: false });
       } catch (err) {
         this.spawnError = (err as Error).message;
         finish({ kind: "spawn-failed", message: this.spawnError, ms: ms() });
