@@ -573,7 +573,11 @@ async function setValueByTyping(engine: HelperPort & CancelSignal & SafetyPort, 
 }
 
 /** How long the fallback waits for focus to land, and for typed text to read back. */
-const FALLBACK_POLL_MS = 800;
+// Polls stop as soon as focus lands (or the text reads back): the bound only
+// matters when it does not. 800 ms was too short for Firefox on a loaded
+// machine (the page saw the focus, its accessibility focus came later:
+// firefox.fill-form failed once, 2026-12-02).
+const FALLBACK_POLL_MS = 2000;
 const FALLBACK_POLL_STEP_MS = 40;
 
 /** focused_element until `done` holds or FALLBACK_POLL_MS pass; the last answer. */

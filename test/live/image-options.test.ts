@@ -329,7 +329,10 @@ describeLive("screenshot options through the real helper", () => {
           metric(row, `${format}Q${quality}Ms`, ms);
           if (quality === 80) {
             expect(identify(r.path)).toBe(`${format === "jpeg" ? "JPEG" : "WEBP"} 1600 1000`);
-            const err = meanError(magickDecode(r.path, 1600, 1000), refImg);
+            // Against the first PNG and one taken right after this image: a repaint between the
+            // captures (one loaded run: mean error 143 against the first alone) is not the encoder's error.
+            const decoded = magickDecode(r.path, 1600, 1000);
+            const err = Math.min(meanError(decoded, refImg), meanError(decoded, png(await shot(target))));
             expect(err, `${format} q80 mean error`).toBeLessThan(6);
             metric(row, `${format}Q80MeanError`, +err.toFixed(2));
           }
