@@ -55,6 +55,8 @@ export async function spawnDaemon(name: string, argv: string[], opts: SpawnDaemo
   try {
     child = spawn(argv[0]!, argv.slice(1), {
       env: opts.env,
+      // Another user may not be allowed into deckhand's working directory.
+      ...(opts.user && opts.home ? { cwd: opts.home } : {}),
       detached: true,
       stdio: ["ignore", outFd, fd],
     });

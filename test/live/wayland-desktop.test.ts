@@ -3,48 +3,18 @@
 // Wayland GTK 3 app whose window sway lists with its pid and whose tree is
 // on the desktop's AT-SPI bus. Oracles: sway's own IPC (swaymsg), pyatspi run
 // as the desktop's user, /proc.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFile, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { desktopMain, runInDesktop } from "../../src/desktop/index.ts";
-import { asUser, lookupUser, WAYLAND_USER } from "../../src/desktop/user.ts";
-import { SYSTEM_PYTHON, liveMissing, waitUntil } from "./harness.ts";
+import { lookupUser, WAYLAND_USER } from "../../src/desktop/user.ts";
+import { SYSTEM_PYTHON, waitUntil } from "./harness.ts";
+import { AS_ROOT, asDesktopUser, describeWayland, launchAsUser, swaymsg, swayViews } from "./wayland.ts";
 
 const run = promisify(execFile);
-
-const WAYLAND_TOOLS = ["sway", "swaymsg", "Xwayland", "setpriv", "gtk3-widget-factory"];
-
-function waylandMissing(): string[] {
-  const path = (process.env.PATH ?? "").split(":");
-  const missing = WAYLAND_TOOLS.filter((t) => !path.some((d) => isExecutable(join(d, t))));
-  return [...liveMissing(), ...missing];
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Like describeLive, with sway and its tools required too (CI: missing ones fail). */
-function describeWayland(name: string, fn: () => void): void {
-  const missing = waylandMissing();
-  if (missing.length === 0) describe(name, fn);
-  else if (process.env.CI) {
-    describe(name, () => {
-      beforeAll(() => {
-        throw new Error(`Wayland live test prerequisites missing on CI: ${missing.join(", ")} (see ci/apt-packages.txt)`);
-      });
-      fn();
-    });
-  } else describe.skip(`${name} [skipped: missing ${missing.join(", ")}]`, fn);
-}
 
 function alive(pid: number): boolean {
   try {
@@ -68,31 +38,6 @@ function capture() {
     err: () => err,
   };
 }
-
-interface SwayNode {
-  id: number;
-  type: string;
-  name: string | null;
-  pid?: number;
-  app_id?: string | null;
-  shell?: string;
-  focused: boolean;
-  rect: { x: number; y: number; width: number; height: number };
-  nodes: SwayNode[];
-  floating_nodes: SwayNode[];
-}
-
-async function swaymsg(env: Record<string, string>, type: string): Promise<unknown> {
-  const { stdout } = await run("swaymsg", ["-r", "-s", env.SWAYSOCK!, "-t", type], { timeout: 5000 });
-  return JSON.parse(stdout);
-}
-
-function views(node: SwayNode): SwayNode[] {
-  const kids = [...(node.nodes ?? []), ...(node.floating_nodes ?? [])];
-  return [...(node.pid !== undefined ? [node] : []), ...kids.flatMap(views)];
-}
-
-const AS_ROOT = process.getuid?.() === 0;
 
 describeWayland("private Wayland desktop (sway)", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "deckhand-state-"));
@@ -157,12 +102,9 @@ describeWayland("private Wayland desktop (sway)", () => {
 
   it("hosts a native Wayland GTK 3 app: sway lists its window with its pid, its tree is on the AT-SPI bus", async () => {
     expect(record, "the desktop did not start").toBeDefined();
-    const argv = asUser(["gtk3-widget-factory"], AS_ROOT ? lookupUser(WAYLAND_USER) : undefined, join(record!.root, "home"));
-    app = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, ...env, DISPLAY: "" }, stdio: "ignore", detached: true });
+    app = launchAsUser(env, record!.root, ["gtk3-widget-factory"]);
     const pid = app.pid!;
-    const view = await waitUntil("the app's window in sway's tree", 20_000, async () =>
-      views((await swaymsg(env, "get_tree")) as SwayNode).find((v) => v.pid === pid),
-    );
+    const view = await waitUntil("the app's window in sway's tree", 20_000, async () => (await swayViews(env)).find((v) => v.pid === pid));
     expect(view).toMatchObject({ type: "con", app_id: "gtk3-widget-factory", shell: "xdg_shell", name: "gtk3-widget-factory", focused: true });
     // A native Wayland client: DISPLAY was empty, so no Xwayland was needed.
     expect(view.rect.width).toBeGreaterThan(0);
@@ -185,9 +127,9 @@ for app in pyatspi.Registry.getDesktop(0):
         print(json.dumps({"name": app.name, "frame": [frame.getRoleName(), frame.name], "roles": roles}))
         break
 `;
-    const pyArgv = asUser([SYSTEM_PYTHON, "-c", script, String(pid)], AS_ROOT ? lookupUser(WAYLAND_USER) : undefined, join(record!.root, "home"));
+    const pyArgv = asDesktopUser([SYSTEM_PYTHON, "-c", script, String(pid)], record!.root);
     const tree = await waitUntil("the app's accessible tree", 20_000, async () => {
-      const { stdout } = await run(pyArgv[0]!, pyArgv.slice(1), { env: { ...process.env, ...env }, timeout: 20_000, maxBuffer: 16 << 20 });
+      const { stdout } = await run(pyArgv[0]!, pyArgv.slice(1), { env: { ...process.env, ...env }, cwd: join(record!.root, "home"), timeout: 20_000, maxBuffer: 16 << 20 });
       const t = stdout.trim() ? (JSON.parse(stdout) as { name: string; frame: [string, string]; roles: string[] }) : undefined;
       return t && t.roles.length > 50 ? t : undefined;
     });
