@@ -62,6 +62,16 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
       return pids.includes(factory) && pids.includes(demo);
     });
     await swaymsg(desktop.env, "command", `[pid=${factory}] floating enable, move position 100 150`);
+    // The client resizes itself after floating: wait until sway's view of it holds still.
+    let last = "";
+    await waitUntil("the floating window to settle", 10_000, async () => {
+      await new Promise((r) => setTimeout(r, 150));
+      const v = (await swayViews(desktop.env)).find((v) => v.pid === factory)!;
+      const now = JSON.stringify([v.type, content(v)]);
+      const still = now === last && v.type === "floating_con" && content(v).x === 100;
+      last = now;
+      return still;
+    });
   });
   afterAll(async () => {
     for (const a of apps) a.kill("SIGKILL");
@@ -83,15 +93,19 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
   it("announces the atspi+sway backend and refuses what Wayland does not have yet, naming the issue", async () => {
     const caps = await okCli(["capabilities"]);
     expect(caps.helper.backend).toBe("atspi+sway");
-    for (const k of ["list_apps", "list_windows", "get_tree", "permissions"]) expect(caps.capabilities[k].supported, k).toBe(true);
-    for (const k of ["screenshot", "input.keyboard", "input.pointer", "action.click", "hit_test", "window_op", "clipboard.get"]) {
+    for (const k of ["list_apps", "list_windows", "get_tree", "permissions", "screenshot", "screenshot.redact_secure"]) expect(caps.capabilities[k].supported, k).toBe(true);
+    for (const k of ["screenshot.formats", "input.keyboard", "input.pointer", "action.click", "hit_test", "window_op", "clipboard.get"]) {
       expect(caps.capabilities[k], k).toMatchObject({ supported: false });
       expect(caps.capabilities[k].note, k).toMatch(/issue 19/);
     }
     // The refusal is the orchestrator's capability gate: nothing is sent.
-    const shot = await cli(["screenshot", "--app", `pid:${factory}`]);
+    const shot = await cli(["screenshot", "--app", `pid:${factory}`, "--image-format", "jpeg"]);
     expect(shot.envelope.ok).toBe(false);
-    expect(shot.envelope.error).toMatchObject({ code: "ACTION_UNSUPPORTED", details: { capability: "screenshot" } });
+    expect(shot.envelope.error).toMatchObject({ code: "ACTION_UNSUPPORTED" });
+    expect(shot.envelope.error!.message).toMatch(/screenshot\.formats/);
+    const keys = await cli(["press-key", "--app", `pid:${factory}`, "--key", "Return"]);
+    expect(keys.envelope.ok).toBe(false);
+    expect(keys.envelope.error).toMatchObject({ code: "ACTION_UNSUPPORTED" });
     // A Wayland session whose compositor's IPC is not there: windows and trees refused, naming what is missing.
     const other = await deckhand(desktop, ["capabilities"], { stateDir, env: { SWAYSOCK: "" } });
     expect(other.envelope.result.helper.backend).toBe("atspi+wayland");
@@ -157,6 +171,64 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
     await waitUntil("sway to move the window", 5000, async () => content((await swayViews(desktop.env)).find((v) => v.pid === factory)!).x === 300);
     const after = await close();
     expect({ dx: after.x - before.x, dy: after.y - before.y }).toEqual({ dx: 200, dy: 50 });
+  });
+
+  it("screenshots the top window's region through wlr-screencopy: the same pixels grim captures", async () => {
+    const view = (await swayViews(desktop.env)).find((v) => v.pid === factory)!;
+    const shot = await okCli(["screenshot", "--app", `pid:${factory}`]);
+    // At 300,200 on a 1280x800 output: the part on the screen.
+    const area = { x: 300, y: 200, width: 1280 - 300, height: 800 - 200 };
+    expect(content(view)).toMatchObject({ x: 300, y: 200 });
+    expect(shot.screenshot).toMatchObject({ method: "wlr-screencopy", origin: { x: area.x, y: area.y }, width: area.width, height: area.height, format: "png" });
+    const grim = join(stateDir, "grim.png");
+    await run("grim", ["-g", `${area.x},${area.y} ${area.width}x${area.height}`, grim], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
+    // Pixels that differ by more than 5%: the spinners animate, nothing else may differ.
+    const { stderr } = await run("/usr/bin/compare", ["-metric", "AE", "-fuzz", "5%", shot.screenshot.path, grim, "null:"]).catch((e: { stderr: string }) => ({ stderr: e.stderr }));
+    const differing = Number(stderr.trim().split(/\s/)[0]);
+    expect(differing, stderr).toBeLessThan(area.width * area.height * 0.005);
+  });
+
+  it("refuses a covered window's screenshot: SCREENSHOT_FAILED reason covered, naming the window over it", async () => {
+    const tree = await swayViews(desktop.env);
+    const over = tree.find((v) => v.pid === factory)!;
+    const r = await cli(["screenshot", "--app", `pid:${demo}`]);
+    expect(r.envelope.ok).toBe(false);
+    // The helper's details (reason covered, covering_window_id) stay in the helper's answer; the envelope keeps its message.
+    expect(r.envelope.error!.code).toBe("SCREENSHOT_FAILED");
+    expect(r.envelope.error!.message).toMatch(new RegExp(`covered by window ${over.id} `));
+  });
+
+  it("blacks out a password field in a Wayland screenshot", async () => {
+    await swaymsg(desktop.env, "command", `[pid=${factory}] move scratchpad`);
+    const script = [
+      "import gi",
+      "gi.require_version('Gtk', '3.0')",
+      "from gi.repository import Gtk",
+      "w = Gtk.Window(title='wl-secret'); b = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8)",
+      "e = Gtk.Entry(); e.set_visibility(False); e.set_text('hunter2')",
+      "b.add(Gtk.Label(label='Password:')); b.add(e); w.add(b); w.set_default_size(360, 120)",
+      "w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
+    ].join("\n");
+    const secret = launchAsUser(desktop.env, desktop.root, [SYSTEM_PYTHON, "-c", script]);
+    apps.push(secret);
+    await waitUntil("the password app in sway's tree", 20_000, async () => (await swayViews(desktop.env)).some((v) => v.pid === secret.pid));
+    await swaymsg(desktop.env, "command", `[pid=${secret.pid}] floating enable, move position 40 60`);
+    const entry = await waitUntil("the password field on the AT-SPI bus", 15_000, async () => {
+      const state = await okCli(["get-app-state", "--app", `pid:${secret.pid}`]);
+      return state.snapshot.elements.find((e: { secure: boolean }) => e.secure);
+    });
+    const shot = await okCli(["screenshot", "--app", `pid:${secret.pid}`]);
+    expect(shot.screenshot.redacted).toBeGreaterThanOrEqual(1);
+    expect(shot.redacted.secureFields).toBe(1);
+    const b = entry.bounds;
+    const crop = `${b.width - 4}x${b.height - 4}+${b.x + 2 - shot.screenshot.origin.x}+${b.y + 2 - shot.screenshot.origin.y}`;
+    const brightest = async (png: string) => Number((await run("/usr/bin/convert", [png, "-crop", crop, "+repage", "-format", "%[fx:maxima]", "info:"])).stdout);
+    expect(await brightest(shot.screenshot.path)).toBe(0);
+    // On the screen itself the field is not black: the image's black is the redaction.
+    const grim = join(stateDir, "grim-secret.png");
+    const o = shot.screenshot.origin;
+    await run("grim", ["-g", `${o.x},${o.y} ${shot.screenshot.width}x${shot.screenshot.height}`, grim], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
+    expect(await brightest(grim)).toBeGreaterThan(0.5);
   });
 
   it("an Xwayland window is listed, and its tree refused with WINDOW_NOT_FOUND reason xwayland-window", async () => {

@@ -149,7 +149,18 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
              WINDOW_NOT_FOUND reason xwayland-window (its X11 routes are not wired yet). Run live on sway 1.7 (GTK 3) by test/live/wayland-helper.test.ts",
         ),
         "list_windows" | "get_tree" => no(format!("Wayland without a compositor window list: {missing}")),
-        k if k.starts_with("screenshot") => not_yet("wlr-screencopy capture"),
+        "screenshot" if sway => live(
+            "wlr-screencopy of the window's content region of the screen (window_id 0: the output), cursor not drawn, spoken on the Wayland socket \
+             (memfd wl_shm buffer); sway 1.7 has no per-window capture, so a window another shown window overlaps is refused: SCREENSHOT_FAILED \
+             reason covered (details.covering_window_id); not shown: reason not-shown; an Xwayland window: WINDOW_NOT_FOUND reason xwayland-window; \
+             the part off the output is left out (origin and size say what was captured). PNG. Run live on sway 1.7 by test/live/wayland-helper.test.ts",
+        ),
+        "screenshot.redact_secure" if sway => live(
+            "every password-text accessible of the window (the X11 search, in the app's surface coordinates, moved to the screen by the surface origin) \
+             blacked out where it touches the image; window_id 0: every shown native window's. Run live (GTK 3 password entry) by test/live/wayland-helper.test.ts",
+        ),
+        "screenshot.occluded" if sway => no("Wayland: sway 1.7 has no per-window capture (wlr-screencopy copies outputs and regions): a covered window is refused, reason covered".into()),
+        k if k.starts_with("screenshot") => not_yet("wlr-screencopy capture (screenshot.scale, screenshot.formats, screenshot.popups: the X11 path's steps after capture are not run live on Wayland yet)"),
         k if k.starts_with("input.") || k == "point_click" || k == "clipboard.paste" => not_yet("virtual keyboard / virtual pointer input"),
         k if k.starts_with("action.") || k == "hit_test" || k == "menu_tree" || k == "menu_close" || k == "focused_element" => {
             not_yet("the window's frame and screen coordinates for this op (get_tree has them; the element routes do not yet)")
@@ -416,7 +427,9 @@ mod tests {
         for k in ["list_windows", "get_tree", "list_apps", "permissions", "settle", "launch"] {
             assert!(capability_wayland(k, &sway, true).supported, "{k} with sway");
         }
-        for k in ["screenshot", "input.keyboard", "input.pointer", "input.focus_guard", "action.click", "hit_test", "point_click", "clipboard.get", "window_op"] {
+        assert!(capability_wayland("screenshot", &sway, true).supported && !capability_wayland("screenshot", &other, true).supported);
+        assert!(!capability_wayland("screenshot.occluded", &sway, true).supported);
+        for k in ["screenshot.formats", "input.keyboard", "input.pointer", "input.focus_guard", "action.click", "hit_test", "point_click", "clipboard.get", "window_op"] {
             let c = capability_wayland(k, &sway, true);
             assert!(!c.supported, "{k} is not implemented on Wayland");
             assert!(c.note.unwrap().contains("issue 19"), "{k}");

@@ -294,7 +294,7 @@ pub fn permission_id(native_id: &str) -> &str {
         // ---- issue 19: the Wayland backend's checks
         "wayland_compositor" => "display",
         "wayland_input" => "input_injection",
-        "wayland_capture" => "screen_capture",
+        "wayland_capture" => "screen_capture_occluded",
         // ---- end Wayland
         "accessibility_enabled" => "accessibility_enabled",
         "xtest" => "input_injection",

@@ -3,6 +3,7 @@
 //! extents moved to the screen. Input, capture and the X11 routes of
 //! Xwayland windows are not there yet: their capabilities say so.
 
+pub mod screencopy;
 pub mod sway;
 
 use crate::wire::messages::Rect;
@@ -93,9 +94,24 @@ pub fn surface_origin(content: Rect, frame: Option<Rect>, children: &[Rect]) -> 
     ((content.x as i64 - left) as i32, (content.y as i64 - top) as i32)
 }
 
+/// The overlap of two rectangles (None: they do not overlap).
+pub fn intersect(a: Rect, b: Rect) -> Option<Rect> {
+    let x0 = a.x.max(b.x) as i64;
+    let y0 = a.y.max(b.y) as i64;
+    let x1 = (a.x as i64 + a.width as i64).min(b.x as i64 + b.width as i64);
+    let y1 = (a.y as i64 + a.height as i64).min(b.y as i64 + b.height as i64);
+    (x1 > x0 && y1 > y0).then(|| Rect::new(x0 as i32, y0 as i32, (x1 - x0) as u32, (y1 - y0) as u32))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rectangles_intersect() {
+        assert_eq!(intersect(Rect::new(0, 0, 1280, 800), Rect::new(300, 200, 1415, 732)), Some(Rect::new(300, 200, 980, 600)));
+        assert_eq!(intersect(Rect::new(0, 0, 10, 10), Rect::new(10, 0, 5, 5)), None);
+    }
 
     fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())

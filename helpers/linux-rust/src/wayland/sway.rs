@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
+pub const GET_OUTPUTS: u32 = 3;
 pub const GET_TREE: u32 = 4;
 pub const GET_VERSION: u32 = 7;
 
@@ -155,6 +156,12 @@ fn view_of(n: &Value, floating: bool, scratchpad: bool) -> Option<View> {
 /// The views now, bottom first.
 pub fn list(path: &str) -> Result<Vec<View>> {
     Ok(views(&request(path, GET_TREE, "")?))
+}
+
+/// The active outputs' rectangles (compositor coordinates).
+pub fn outputs(path: &str) -> Result<Vec<Rect>> {
+    let v = request(path, GET_OUTPUTS, "")?;
+    Ok(v.as_array().into_iter().flatten().filter(|o| o["active"].as_bool().unwrap_or(false)).map(|o| rect_of(o, "rect")).collect())
 }
 
 /// The view with this container id, else WINDOW_NOT_FOUND.
