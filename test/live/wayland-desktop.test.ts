@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { desktopMain, runInDesktop } from "../../src/desktop/index.ts";
 import { lookupUser, WAYLAND_USER } from "../../src/desktop/user.ts";
 import { SYSTEM_PYTHON, waitUntil } from "./harness.ts";
