@@ -1,13 +1,13 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../session/state-dir.ts";
-import { startDesktop, stopRecorded, type DesktopOptions, type DesktopRecord } from "./desktop.ts";
+import { displayServer, startDesktop, stopRecorded, type DesktopOptions, type DesktopRecord } from "./desktop.ts";
 import { isAlive } from "./processes.ts";
 import { runInDesktop } from "./run.ts";
 import { isAgentMode, operatorOnlyError } from "../protocol/caller.ts";
 
-const USAGE = `usage: deckhand desktop run [--size WxH] -- COMMAND [ARGS...]
-       deckhand desktop start [--size WxH] [--json]
+const USAGE = `usage: deckhand desktop run [--wayland] [--size WxH] -- COMMAND [ARGS...]
+       deckhand desktop start [--wayland] [--size WxH] [--json]
        deckhand desktop env [--json]
        deckhand desktop stop`;
 
@@ -43,10 +43,12 @@ export async function desktopMain(args: string[], io: Io = stdio, environment: N
   const flags = dashDash >= 0 ? rest.slice(0, dashDash) : rest;
   const command = dashDash >= 0 ? rest.slice(dashDash + 1) : [];
   let json = false;
+  let wayland = false;
   let size: { width: number; height: number } | undefined;
   for (let i = 0; i < flags.length; i++) {
     const f = flags[i]!;
     if (f === "--json" && (sub === "start" || sub === "env")) json = true;
+    else if (f === "--wayland" && (sub === "start" || sub === "run")) wayland = true;
     else if (f === "--size" && (sub === "start" || sub === "run")) {
       const m = /^(\d+)x(\d+)$/.exec(flags[++i] ?? "");
       if (!m) return usage("--size needs WIDTHxHEIGHT, e.g. 1920x1080");
@@ -61,9 +63,9 @@ export async function desktopMain(args: string[], io: Io = stdio, environment: N
   switch (sub) {
     case "run":
       if (!command.length) return usage("run needs a command after --");
-      return runInDesktop(command, { ...size, progress, log: process.env.DECKHAND_DEBUG ? (l) => io.err(`${l}\n`) : undefined });
+      return runInDesktop(command, { ...size, wayland, progress, log: process.env.DECKHAND_DEBUG ? (l) => io.err(`${l}\n`) : undefined });
     case "start":
-      return start(io, json, size, progress);
+      return start(io, json, size, progress, wayland);
     case "stop":
       return stop(io, progress);
     case "env":
@@ -86,11 +88,11 @@ function readRecord(): DesktopRecord | undefined {
 }
 
 function isRunning(r: DesktopRecord): boolean {
-  const xvfb = r.processes.find((p) => p.name === "xvfb");
-  return !!xvfb && isAlive(xvfb.pid, xvfb.start);
+  const server = displayServer(r);
+  return !!server && isAlive(server.pid, server.start);
 }
 
-async function start(io: Io, json: boolean, size?: { width: number; height: number }, progress?: DesktopOptions["progress"]): Promise<number> {
+async function start(io: Io, json: boolean, size?: { width: number; height: number }, progress?: DesktopOptions["progress"], wayland = false): Promise<number> {
   const old = readRecord();
   if (old && isRunning(old)) {
     io.err(`deckhand desktop: a desktop is already running on ${old.display}; run \`deckhand desktop stop\` first\n`);
@@ -99,7 +101,7 @@ async function start(io: Io, json: boolean, size?: { width: number; height: numb
   if (old) await stopRecorded(old).catch(() => {}); // stale: clean up what is left
   let desktop;
   try {
-    desktop = await startDesktop({ ...size, persistent: true, progress });
+    desktop = await startDesktop({ ...size, wayland, persistent: true, progress });
   } catch (err) {
     io.err(`${(err as Error).message}\n`);
     return 1;

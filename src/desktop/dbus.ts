@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import type { StartContext } from "./context.ts";
@@ -16,7 +16,7 @@ export async function startSessionBus(ctx: StartContext): Promise<{ address: str
     "dbus",
     [
       "dbus-daemon",
-      "--session",
+      ...(ctx.user ? [`--config-file=${sessionConfigAllowingRoot(ctx)}`] : ["--session"]),
       "--nofork",
       "--nopidfile",
       "--nosyslog",
@@ -38,6 +38,28 @@ export async function startSessionBus(ctx: StartContext): Promise<{ address: str
     return text.endsWith("\n") ? text.trim() : undefined;
   });
   return { address, daemon };
+}
+
+/**
+ * A bus run as another user accepts only that user's connections; deckhand
+ * (root) must reach it too (readiness checks, the helper): the standard
+ * session configuration plus root.
+ */
+function sessionConfigAllowingRoot(ctx: StartContext): string {
+  const path = join(ctx.env.XDG_CONFIG_HOME!, "dbus-session.conf");
+  writeFileSync(
+    path,
+    [
+      `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">`,
+      "<busconfig>",
+      "  <include>/usr/share/dbus-1/session.conf</include>",
+      `  <policy context="default"><allow user="root"/></policy>`,
+      "</busconfig>",
+      "",
+    ].join("\n"),
+    { mode: 0o644 },
+  );
+  return path;
 }
 
 /** One method call with dbus-send; stdout of --print-reply. Never auto-starts: see nameHasOwner. */

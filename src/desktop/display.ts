@@ -27,10 +27,10 @@ function isFree(n: number): boolean {
   return !existsSync(lockPath(n)) && !existsSync(unixSocketPath(n));
 }
 
-/** The pid recorded in /tmp/.XN-lock, if any. */
+/** The pid recorded in /tmp/.XN-lock, if any (Xvfb ends it with a newline, wlroots' Xwayland with a NUL). */
 export function lockOwner(n: number): number | undefined {
   try {
-    const pid = Number(readFileSync(lockPath(n), "latin1").trim());
+    const pid = Number(readFileSync(lockPath(n), "latin1").replace(/\0/g, "").trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

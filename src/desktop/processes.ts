@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { asUser, type DesktopUser } from "./user.ts";
 
 /** A process the desktop started, with the witness that tells it apart from a later process reusing its pid. */
 export interface ProcessRecord {
@@ -35,6 +36,9 @@ export interface SpawnDaemonOptions {
   separateStdout?: boolean;
   /** Keep running after this process exits (`deckhand desktop start`). */
   persistent?: boolean;
+  /** Run as this user (a Wayland desktop started by root), with HOME=home. */
+  user?: DesktopUser;
+  home?: string;
 }
 
 /**
@@ -47,9 +51,12 @@ export async function spawnDaemon(name: string, argv: string[], opts: SpawnDaemo
   const fd = openSync(logPath, "a", 0o600);
   const outFd = opts.separateStdout ? openSync(join(opts.logDir, `${name}.out`), "a", 0o600) : fd;
   let child: ChildProcess;
+  argv = asUser(argv, opts.user, opts.home ?? "/nonexistent");
   try {
     child = spawn(argv[0]!, argv.slice(1), {
       env: opts.env,
+      // Another user may not be allowed into deckhand's working directory.
+      ...(opts.user && opts.home ? { cwd: opts.home } : {}),
       detached: true,
       stdio: ["ignore", outFd, fd],
     });

@@ -1,6 +1,7 @@
 import { constants } from "node:os";
 import { execa } from "execa";
 import { startDesktop, type DesktopOptions } from "./desktop.ts";
+import { asUser } from "./user.ts";
 
 const FORWARDED: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 /** A command told to stop still may not keep the desktop alive forever. */
@@ -30,7 +31,9 @@ export async function runInDesktop(argv: string[], opts: DesktopOptions = {}): P
     const desktop = await startDesktop({ ...opts, persistent: false });
     try {
       if (received) return 128 + constants.signals[received];
-      const command = execa(argv[0]!, argv.slice(1), {
+      // On a Wayland desktop started by root: as the desktop's user, like everything in it.
+      const full = asUser(argv, desktop.user, desktop.home);
+      const command = execa(full[0]!, full.slice(1), {
         stdio: "inherit",
         env: desktop.env, // on top of deckhand's own (extendEnv)
         reject: false,

@@ -1110,6 +1110,16 @@ pub fn certain_noise(it: &Item, is_frame: bool, visible_ok: bool) -> bool {
 /// goes through `a`'s budget: when it runs out, the tree read so far is
 /// returned, truncated.
 pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Limits) -> Result<Tree> {
+    read_tree_placed(a, bus, title, bounds, lim, None).await
+}
+
+/// `read_tree` for a native Wayland window: `bounds` is the window in the
+/// app's own (surface-relative) coordinates, used to match the frame;
+/// `wayland_content` the window's content on the screen (from the
+/// compositor). Extents are moved to the screen by the surface's origin
+/// (`wayland::surface_origin`: the content origin less the client-side
+/// shadow margins read from the frame and its children).
+pub async fn read_tree_placed(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Limits, wayland_content: Option<Rect>) -> Result<Tree> {
     let t0 = std::time::Instant::now();
     let cached = model_from_cache(a, bus).await;
     let t_cache = t0.elapsed();
@@ -1146,7 +1156,15 @@ pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Lim
         }
     };
     let ((repaired, pre_details), frame_extents) = tokio::join!(phase, frame_extents);
-    let view = View { visible_ok, offset: window_relative_offset(frame_extents, bounds) };
+    let offset = match wayland_content {
+        None => window_relative_offset(frame_extents, bounds),
+        Some(content) => {
+            let kids = a.children(bus, &frame).await.unwrap_or_default();
+            let kid_extents: Vec<Rect> = join_all(kids.iter().map(|(b, p)| extents(a, b, p.as_str()))).await.into_iter().flatten().collect();
+            crate::wayland::surface_origin(content, frame_extents, &kid_extents)
+        }
+    };
+    let view = View { visible_ok, offset };
     let mut known: HashMap<&str, Details> = pre_items.iter().map(|i| i.path.as_str()).zip(pre_details).collect();
     let (mut chosen, mut truncated) = select(&model, &frame, lim);
     // The nodes whose details the budget still allows (a pre-order prefix:

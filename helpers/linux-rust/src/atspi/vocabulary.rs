@@ -291,6 +291,11 @@ pub fn permission_id(native_id: &str) -> &str {
     match native_id {
         "atspi_bus" => "accessibility",
         "x_display" => "display",
+        // ---- issue 19: the Wayland backend's checks
+        "wayland_compositor" => "display",
+        "wayland_input" => "input_injection",
+        "wayland_capture" => "screen_capture_occluded",
+        // ---- end Wayland
         "accessibility_enabled" => "accessibility_enabled",
         "xtest" => "input_injection",
         "composite" => "screen_capture_occluded",

@@ -113,6 +113,13 @@ impl Ctx {
     /// Run synchronous X work on the (lazily opened) connection. A broken
     /// connection is dropped so the next request reconnects.
     pub fn with_x<T>(&self, f: impl FnOnce(&mut X) -> Result<T>) -> Result<T> {
+        // ---- issue 19: the Wayland backend never opens DISPLAY (Xwayland's:
+        // connecting would start it, and its windows are not the session's).
+        if crate::wayland::backend().is_wayland() {
+            return Err(Error::new(Code::ActionUnsupported, format!("X11 routes are not used on the Wayland backend ({})", crate::wayland::backend().name()))
+                .with("reason", "wayland-backend"));
+        }
+        // ---- end Wayland
         let mut g = self.x.borrow_mut();
         if g.is_none() {
             *g = Some(X::connect()?);

@@ -9,6 +9,7 @@ use crate::atspi::{self, apps, collection, tree, within, A11y};
 use crate::error::{Code, Error, Result};
 use crate::procfs;
 use crate::wire::messages::*;
+use crate::wayland::{self, sway, Backend};
 use crate::x11::{capture, windows, X};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -91,6 +92,12 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
     };
     checks.push(PermissionCheck { advisory: Some(true), ..enabled });
 
+    // ---- issue 19: on Wayland the compositor stands for the display.
+    if wayland::backend().is_wayland() {
+        checks.extend(wayland_checks());
+        return Ok(PermissionsResult { checks });
+    }
+    // ---- end Wayland
     // X display and extensions.
     let x = ctx.with_x(|x| {
         let (w, h) = x.screen_size();
@@ -135,7 +142,17 @@ pub async fn permissions(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<Per
 pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListAppsResult> {
     // X side: windows per pid.
     let mut windows_per_pid: HashMap<u32, u32> = HashMap::new();
-    let x_ok = ctx.with_x(|x| {
+    let x_ok = if wayland::backend().is_wayland() {
+        // sway's views (none to count without sway: the AT-SPI side alone).
+        sway_socket().and_then(|s| s.map(|s| sway::list(&s)).transpose()).map(|views| {
+            for v in views.into_iter().flatten() {
+                if let Some(p) = v.pid {
+                    *windows_per_pid.entry(p).or_default() += 1;
+                }
+            }
+        })
+    } else {
+        ctx.with_x(|x| {
         let ids = windows::stacking_ids(x)?;
         for w in windows::describe(x, &ids)? {
             if let Some(p) = w.pid {
@@ -143,7 +160,8 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
             }
         }
         Ok(())
-    });
+    })
+    };
     if let Err(e) = &x_ok {
         eprintln!("deckhand-helper-linux: list_apps without X windows: {}", e.message);
     }
@@ -208,8 +226,221 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
 }
 
 pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsResult> {
+    if let Some(sock) = sway_socket()? {
+        return Ok(ListWindowsResult { windows: sway_windows(&sway::list(&sock)?, a.pid) });
+    }
     ctx.with_x(|x| Ok(ListWindowsResult { windows: windows::list_windows_with_popups(x, a.pid)? }))
 }
+
+// ---- issue 19: Wayland (sway)
+/// The sway IPC socket when the Wayland backend runs (None: the X11
+/// backend); a Wayland session without sway: the refusal naming what is missing.
+fn sway_socket() -> Result<Option<String>> {
+    match wayland::backend() {
+        Backend::X11 => Ok(None),
+        Backend::Sway { socket } => Ok(Some(socket.clone())),
+        Backend::Wayland { missing } => Err(Error::new(Code::ActionUnsupported, format!("no window list on this Wayland session: {missing}")).with("reason", "no-compositor-ipc")),
+    }
+}
+
+/// The Wayland backend's checks: the compositor (sway's IPC answering
+/// stands for the display), then input and capture, which this helper does
+/// not do on Wayland yet.
+fn wayland_checks() -> Vec<PermissionCheck> {
+    let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
+    let compositor = match wayland::backend() {
+        Backend::Sway { socket } => match sway::answers(socket) {
+            Some(version) => check("wayland_compositor", Some(true), format!("WAYLAND_DISPLAY={display}; sway {version} answers at SWAYSOCK={socket}"), ""),
+            None => check("wayland_compositor", Some(false), format!("WAYLAND_DISPLAY={display}; sway's IPC at SWAYSOCK={socket} no longer answers"), "restart the session's sway, or point SWAYSOCK at it"),
+        },
+        Backend::Wayland { missing } => check("wayland_compositor", Some(false), format!("WAYLAND_DISPLAY={display}: {missing}"), "run under sway with SWAYSOCK set (other compositors: not supported yet)"),
+        Backend::X11 => unreachable!("wayland_checks on the X11 backend"),
+    };
+    let not_yet = "not implemented by this helper on Wayland yet (issue 19)";
+    vec![
+        compositor,
+        check("wayland_input", Some(false), format!("virtual keyboard and pointer (zwp_virtual_keyboard_v1, zwlr_virtual_pointer_v1): {not_yet}"), "use an X11 session for input (deckhand desktop start without --wayland)"),
+        check(
+            "wayland_capture",
+            Some(false),
+            "wlr-screencopy copies what is on the screen: a window's own pixels cannot be read, a covered window's screenshot is refused (reason covered)".into(),
+            "bring the window to the front (or use an X11 session) for its screenshot",
+        ),
+    ]
+}
+
+/// sway's views as wire windows: the container id as window_id, z_index
+/// from `sway::views`' order (0 the bottom), scratchpad views minimized.
+pub fn sway_windows(views: &[sway::View], pid: Option<u32>) -> Vec<WireWindow> {
+    views
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| pid.is_none() || v.pid == pid)
+        .map(|(z, v)| WireWindow { window_id: v.con_id, z_index: z as u32, title: v.title.clone(), bounds: v.bounds, minimized: v.scratchpad, pid: v.pid, popup: false })
+        .collect()
+}
+
+/// The sway view of a window that must belong to `pid`.
+fn target_view(sock: &str, pid: u32, window_id: u32) -> Result<sway::View> {
+    let v = sway::view(sock, window_id)?;
+    if let Some(p) = v.pid {
+        if p != pid {
+            return Err(Error::new(Code::WindowNotFound, format!("window {window_id} belongs to pid {p}, not {pid}")).with("window_pid", p).with("pid", pid));
+        }
+    }
+    if v.shell == "xwayland" {
+        return Err(Error::new(Code::WindowNotFound, format!("window {window_id} is an Xwayland window: its X11 routes are not wired to the Wayland backend yet (issue 19)"))
+            .with("reason", "xwayland-window"));
+    }
+    Ok(v)
+}
+
+/// Where the surface of a native Wayland window (content at `content` on
+/// the screen) has its origin: its frame matched in its own coordinates,
+/// then `wayland::surface_origin`.
+async fn surface_origin_of(a: &A11y, bus: &str, title: &str, content: Rect) -> Result<(i32, i32)> {
+    let local = Rect::new(0, 0, content.width, content.height);
+    let cands = tree::frame_candidates(a, bus, None).await?;
+    let frame = tree::match_frame(a, bus, &cands, title, local).await?;
+    let (fe, kids) = tokio::join!(tree::extents(a, bus, &frame), a.children(bus, &frame));
+    let kid_extents: Vec<Rect> = futures_util::future::join_all(kids.unwrap_or_default().iter().map(|(b, p)| tree::extents(a, b, p.as_str()))).await.into_iter().flatten().collect();
+    Ok(wayland::surface_origin(content, fe, &kid_extents))
+}
+
+/// Secure fields of one native Wayland window, on the screen: found in the
+/// app's own coordinates (`secure_rects_for`), moved by the surface origin.
+async fn secure_rects_wayland(ctx: &Ctx, a: &A11y, v: &sway::View) -> Result<Vec<Rect>> {
+    let Some(pid) = v.pid else { return Ok(Vec::new()) };
+    let bus = match bus_of(ctx, a, pid).await {
+        Ok(b) => b,
+        Err(e) if e.code == Code::AppNotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let local = Rect::new(0, 0, v.bounds.width, v.bounds.height);
+    let (rects, origin) = tokio::join!(secure_rects_for(a, Some(&bus), Some(pid), &v.title, local), surface_origin_of(a, &bus, &v.title, v.bounds));
+    let rects = rects?;
+    if rects.is_empty() {
+        return Ok(rects);
+    }
+    let (ox, oy) = origin?;
+    Ok(rects.into_iter().map(|r| Rect::new(r.x.saturating_add(ox), r.y.saturating_add(oy), r.width, r.height)).collect())
+}
+
+/// screenshot on sway: the window's content region of the screen (or the
+/// whole output) captured with wlr-screencopy, so a window another one
+/// covers is refused (sway 1.7 has no per-window capture): SCREENSHOT_FAILED
+/// reason covered, naming the covering window. Not shown (another workspace,
+/// the scratchpad): reason not-shown. Then the X11 path's crop, redaction,
+/// scaling and encoding.
+async fn screenshot_wayland(ctx: &Ctx, sock: &str, args: ScreenshotArgs, format: ImageFormat, quality: u32, deadline: Instant) -> Result<ScreenshotResult> {
+    let t0 = Instant::now();
+    let views = sway::list(sock)?;
+    let output = sway::outputs(sock)?.into_iter().next().ok_or_else(|| Error::new(Code::ScreenshotFailed, "sway has no active output"))?;
+    let shown = |v: &&sway::View| v.visible && !v.scratchpad;
+    let (area, targets): (Rect, Vec<sway::View>) = if args.window_id == 0 {
+        (output, views.iter().filter(shown).filter(|v| v.shell != "xwayland").cloned().collect())
+    } else {
+        let z = views.iter().position(|v| v.con_id == args.window_id).ok_or_else(|| {
+            Error::new(Code::WindowNotFound, format!("sway has no view with container id {}", args.window_id)).with("window_id", args.window_id)
+        })?;
+        let v = &views[z];
+        if v.shell == "xwayland" {
+            return Err(Error::new(Code::WindowNotFound, format!("window {} is an Xwayland window: its X11 routes are not wired to the Wayland backend yet (issue 19)", v.con_id))
+                .with("reason", "xwayland-window"));
+        }
+        if !shown(&v) {
+            return Err(Error::new(Code::ScreenshotFailed, format!("window {} is not shown (another workspace, a hidden tab or the scratchpad): sway 1.7 captures only what is on the screen", v.con_id))
+                .with("reason", "not-shown"));
+        }
+        if let Some(o) = views[z + 1..].iter().filter(shown).find(|o| wayland::intersect(o.bounds, v.bounds).is_some()) {
+            return Err(Error::new(
+                Code::ScreenshotFailed,
+                format!("window {} is covered by window {} ({:?}): sway 1.7 captures only what is on the screen, not a window's own pixels", v.con_id, o.con_id, o.title),
+            )
+            .with("reason", "covered")
+            .with("covering_window_id", o.con_id));
+        }
+        let area = wayland::intersect(v.bounds, output).ok_or_else(|| Error::new(Code::ScreenshotFailed, format!("window {} is off the screen", v.con_id)).with("reason", "offscreen"))?;
+        (area, vec![v.clone()])
+    };
+    // The secure fields, looked for while the compositor copies the pixels.
+    let secure = async {
+        if !args.redact_secure {
+            return Ok(Vec::new());
+        }
+        let a = ctx.a11y().await.map_err(|e| e.recode(Code::ScreenshotFailed))?;
+        let mut rects = Vec::new();
+        for v in &targets {
+            let t = SECURE_SEARCH_TIMEOUT.min(deadline.saturating_duration_since(Instant::now()));
+            rects.extend(within(t, "the secure-field search", secure_rects_wayland(ctx, &a, v)).await.map_err(|e| {
+                let m = format!("cannot find the secure fields to redact: {}", e.message);
+                Error::new(if e.code == Code::Timeout { Code::Timeout } else { Code::ScreenshotFailed }, m)
+            })?);
+        }
+        Ok::<_, Error>(rects)
+    };
+    let local = Rect::new(area.x - output.x, area.y - output.y, area.width, area.height);
+    let capture = capture_worker().run(move |_| wayland::screencopy::capture_region(local, deadline));
+    let capture = async { capture.await.and_then(|r| r) };
+    let (secure, cap) = tokio::join!(secure, capture);
+    let cap = cap?;
+    let secure = secure?;
+    let t_cap = t0.elapsed();
+    let img = capture::Image { width: cap.width, height: cap.height, origin: (area.x, area.y), rgb: cap.rgb, method: "wlr-screencopy".into() };
+    let mut rects = args.redact.clone();
+    let n_secure = secure.len();
+    rects.extend(secure);
+    let (region, max_width, path) = (args.region, args.max_width, args.path.clone());
+    let (img, redacted, scale, format) = capture_worker()
+        .run(move |_| {
+            let (mut img, redacted, scale) = capture::finish_image(img, region, &rects, max_width)?;
+            let format = super::image_format::write_image(&path, &img.rgb, img.width, img.height, format, quality)?;
+            img.rgb = Vec::new();
+            Ok::<_, Error>((img, redacted, scale, format))
+        })
+        .await??;
+    if crate::debug() {
+        eprintln!(
+            "deckhand-helper-linux: screenshot {}x{} via wlr-screencopy (capture {:.1} ms, total {:.1} ms, {n_secure} secure fields, {redacted} rects redacted)",
+            img.width,
+            img.height,
+            t_cap.as_secs_f64() * 1e3,
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(ScreenshotResult {
+        path: args.path,
+        width: img.width,
+        height: img.height,
+        origin: Point { x: img.origin.0, y: img.origin.1 },
+        scale,
+        method: img.method,
+        redacted,
+        popups: None,
+        format: Some(format),
+    })
+}
+
+/// get_tree of a native Wayland window: the frame matched in the app's own
+/// coordinates (extents of native Wayland apps are surface-relative), the
+/// nodes' bounds moved to the screen (`tree::read_tree_placed`).
+async fn get_tree_wayland(ctx: &Ctx, sock: &str, args: GetTreeArgs) -> Result<GetTreeResult> {
+    let v = target_view(sock, args.pid, args.window_id)?;
+    let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
+    let bus = bus_of(ctx, &a, args.pid).await?;
+    let a = atspi::direct::attach(&a, &bus, args.pid).await;
+    let local = Rect::new(0, 0, v.bounds.width, v.bounds.height);
+    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes, clip: None };
+    let t = tree::read_tree_placed(&a, &bus, &v.title, local, &lim, Some(v.bounds)).await?;
+    {
+        let mut c = ctx.resolved.borrow_mut();
+        c.set_frame(args.pid, v.con_id, FrameEntry { bus: bus.clone(), frame: t.frame.clone(), by_name: t.frame_by_name, name: t.frame_name.clone() });
+        c.replace_tree(&bus, &t.frame, t.nodes.iter().zip(&t.objects).map(|(n, o)| (n.path.clone(), o.clone(), n.bounds)));
+        c.set_view(&bus, &t.frame, t.view);
+    }
+    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into(), calls: Some(t.calls) })
+}
+// ---- end Wayland
 
 /// The accessibility bus name of the application with this pid: the one an
 /// earlier request found, when the bus daemon still says that name belongs
@@ -246,6 +477,9 @@ fn target_window(ctx: &Ctx, pid: u32, window_id: u32) -> Result<windows::WinInfo
 }
 
 pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
+    if let Some(sock) = sway_socket()? {
+        return get_tree_wayland(ctx, &sock, args).await;
+    }
     let w = target_window(ctx, args.pid, args.window_id)?;
     // Every call this read makes into the app is counted and bounded.
     let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
@@ -381,6 +615,9 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     let format = args.format.unwrap_or(ImageFormat::Png);
     let quality = super::image_format::quality_of(args.quality)?;
     // ---- end screenshot options
+    if let Some(sock) = sway_socket()? {
+        return screenshot_wayland(ctx, &sock, args, format, quality, deadline).await;
+    }
     // Which windows' secure fields must be blacked out.
     let targets: Vec<windows::WinInfo> = if !args.redact_secure {
         Vec::new()

@@ -1,0 +1,241 @@
+//! sway's IPC (sway-ipc(7)): the compositor's window list on Wayland.
+//!
+//! One request per connection to $SWAYSOCK: "i3-ipc", payload length and
+//! message type (u32, native byte order), payload; the reply has the same
+//! header and a JSON payload.
+//!
+//! Window ids: a view's **sway container id** (`id` in get_tree, stable for
+//! the view's life, never reused while sway runs) is its `window_id` on the
+//! wire. Screen bounds are the view's content: `rect` (the container on the
+//! output, borders included, title bar excluded) moved by `window_rect` (the
+//! view inside it).
+
+use crate::error::{Code, Error, Result};
+use crate::wire::messages::Rect;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+pub const GET_OUTPUTS: u32 = 3;
+pub const GET_TREE: u32 = 4;
+pub const GET_VERSION: u32 = 7;
+
+const MAGIC: &[u8; 6] = b"i3-ipc";
+/// Longest one IPC exchange may take.
+const IPC_TIMEOUT: Duration = Duration::from_millis(2000);
+/// Largest reply read (a tree of hundreds of views is well below).
+const MAX_REPLY: usize = 64 << 20;
+
+/// One request, its JSON reply.
+pub fn request(path: &str, kind: u32, payload: &str) -> Result<Value> {
+    let io = |e: std::io::Error| Error::internal(format!("sway IPC {path}: {e}"));
+    let mut s = UnixStream::connect(path).map_err(io)?;
+    s.set_read_timeout(Some(IPC_TIMEOUT)).map_err(io)?;
+    s.set_write_timeout(Some(IPC_TIMEOUT)).map_err(io)?;
+    let mut msg = Vec::with_capacity(14 + payload.len());
+    msg.extend_from_slice(MAGIC);
+    msg.extend_from_slice(&(payload.len() as u32).to_ne_bytes());
+    msg.extend_from_slice(&kind.to_ne_bytes());
+    msg.extend_from_slice(payload.as_bytes());
+    s.write_all(&msg).map_err(io)?;
+    let mut head = [0u8; 14];
+    s.read_exact(&mut head).map_err(io)?;
+    if &head[..6] != MAGIC {
+        return Err(Error::internal(format!("sway IPC {path}: not an i3-ipc reply")));
+    }
+    let len = u32::from_ne_bytes(head[6..10].try_into().expect("4 bytes")) as usize;
+    if len > MAX_REPLY {
+        return Err(Error::internal(format!("sway IPC {path}: reply of {len} bytes")));
+    }
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body).map_err(io)?;
+    serde_json::from_slice(&body).map_err(|e| Error::internal(format!("sway IPC {path}: bad JSON: {e}")))
+}
+
+/// Whether $SWAYSOCK answers get_version as sway ("variant": "sway"; sway
+/// 1.7 has no variant field, its human_readable is enough).
+pub fn answers(path: &str) -> Option<String> {
+    let v = request(path, GET_VERSION, "").ok()?;
+    let human = v.get("human_readable").and_then(Value::as_str)?.to_string();
+    match v.get("variant").and_then(Value::as_str) {
+        Some(variant) if variant != "sway" => None,
+        _ => Some(human),
+    }
+}
+
+/// One view (a window) of sway's tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// The sway container id: the wire's window_id.
+    pub con_id: u32,
+    pub pid: Option<u32>,
+    pub title: String,
+    pub app_id: Option<String>,
+    /// "xdg_shell" (native Wayland) or "xwayland".
+    pub shell: String,
+    /// An Xwayland view's X11 window id.
+    pub x11_window: Option<u32>,
+    /// The view's content on the screen: rect moved by window_rect.
+    pub bounds: Rect,
+    pub focused: bool,
+    /// On a shown workspace and not hidden behind a tab (sway's `visible`).
+    pub visible: bool,
+    /// In the scratchpad: hidden, reported as minimized.
+    pub scratchpad: bool,
+    pub floating: bool,
+    pub fullscreen: bool,
+}
+
+fn rect_of(v: &Value, key: &str) -> Rect {
+    let r = &v[key];
+    let i = |k: &str| r.get(k).and_then(Value::as_i64).unwrap_or(0);
+    Rect::new(i("x") as i32, i("y") as i32, i("width").max(0) as u32, i("height").max(0) as u32)
+}
+
+/// The views of a get_tree reply, bottom of the stacking order first.
+///
+/// sway has no global z-order: tiled views do not overlap, floating views
+/// are drawn above the tiled ones in the order of their workspace's
+/// `floating_nodes` (the last on top), a fullscreen view above everything
+/// on its output. So: hidden views first (other workspaces, inactive tabs,
+/// the scratchpad), then the shown tiled views in tree order, then the
+/// shown floating views in their order, then fullscreen views.
+pub fn views(tree: &Value) -> Vec<View> {
+    let mut all: Vec<(u8, View)> = Vec::new();
+    walk(tree, false, false, &mut all);
+    // Stable sort: tree order within each layer.
+    all.sort_by_key(|(layer, _)| *layer);
+    all.into_iter().map(|(_, v)| v).collect()
+}
+
+fn walk(node: &Value, floating: bool, scratchpad: bool, out: &mut Vec<(u8, View)>) {
+    let scratchpad = scratchpad || (node["type"] == "workspace" && node["name"] == "__i3_scratch");
+    if node.get("pid").and_then(Value::as_u64).is_some() || node.get("app_id").is_some_and(|a| !a.is_null()) || node.get("window").and_then(Value::as_u64).is_some() {
+        if let Some(view) = view_of(node, floating, scratchpad) {
+            let layer = if !view.visible || view.scratchpad {
+                0
+            } else if view.fullscreen {
+                3
+            } else if view.floating {
+                2
+            } else {
+                1
+            };
+            out.push((layer, view));
+        }
+    }
+    for child in node["nodes"].as_array().into_iter().flatten() {
+        walk(child, floating, scratchpad, out);
+    }
+    for child in node["floating_nodes"].as_array().into_iter().flatten() {
+        walk(child, true, scratchpad, out);
+    }
+}
+
+fn view_of(n: &Value, floating: bool, scratchpad: bool) -> Option<View> {
+    let con_id = u32::try_from(n["id"].as_u64()?).ok()?;
+    let rect = rect_of(n, "rect");
+    let wr = rect_of(n, "window_rect");
+    Some(View {
+        con_id,
+        pid: n["pid"].as_u64().and_then(|p| u32::try_from(p).ok()).filter(|&p| p > 0),
+        title: n["name"].as_str().unwrap_or_default().to_string(),
+        app_id: n["app_id"].as_str().map(String::from),
+        shell: n["shell"].as_str().unwrap_or_default().to_string(),
+        x11_window: n["window"].as_u64().and_then(|w| u32::try_from(w).ok()),
+        bounds: Rect::new(rect.x.saturating_add(wr.x), rect.y.saturating_add(wr.y), wr.width, wr.height),
+        focused: n["focused"].as_bool().unwrap_or(false),
+        visible: n["visible"].as_bool().unwrap_or(false),
+        scratchpad,
+        floating: floating || n["type"] == "floating_con",
+        fullscreen: n["fullscreen_mode"].as_u64().unwrap_or(0) != 0,
+    })
+}
+
+/// The views now, bottom first.
+pub fn list(path: &str) -> Result<Vec<View>> {
+    Ok(views(&request(path, GET_TREE, "")?))
+}
+
+/// The active outputs' rectangles (compositor coordinates).
+pub fn outputs(path: &str) -> Result<Vec<Rect>> {
+    let v = request(path, GET_OUTPUTS, "")?;
+    Ok(v.as_array().into_iter().flatten().filter(|o| o["active"].as_bool().unwrap_or(false)).map(|o| rect_of(o, "rect")).collect())
+}
+
+/// The view with this container id, else WINDOW_NOT_FOUND.
+pub fn view(path: &str, con_id: u32) -> Result<View> {
+    list(path)?
+        .into_iter()
+        .find(|v| v.con_id == con_id)
+        .ok_or_else(|| Error::new(Code::WindowNotFound, format!("sway has no view with container id {con_id}")).with("window_id", con_id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recorded from sway 1.7 (headless, `deckhand desktop start --wayland
+    /// --size 1280x800`): gtk3-demo tiled with a title bar, and
+    /// gtk3-widget-factory floating (client-side decorations), trimmed to
+    /// the fields read.
+    const TREE: &str = r#"{"id":1,"type":"root","name":"root","rect":{"x":0,"y":0,"width":1280,"height":800},"nodes":[
+      {"id":2147483647,"type":"output","name":"__i3","nodes":[
+        {"id":2147483646,"type":"workspace","name":"__i3_scratch","nodes":[],"floating_nodes":[
+          {"id":9,"type":"floating_con","name":"hidden","pid":4444,"app_id":"mousepad","shell":"xdg_shell","visible":false,"focused":false,"fullscreen_mode":0,
+           "rect":{"x":10,"y":10,"width":300,"height":200},"window_rect":{"x":0,"y":0,"width":300,"height":200},"nodes":[],"floating_nodes":[]}]}],"floating_nodes":[]},
+      {"id":3,"type":"output","name":"HEADLESS-1","rect":{"x":0,"y":0,"width":1280,"height":800},"nodes":[
+        {"id":4,"type":"workspace","name":"1","nodes":[
+          {"id":5,"type":"con","name":"Application Class","pid":21191,"app_id":"gtk3-demo","shell":"xdg_shell","visible":true,"focused":false,"fullscreen_mode":0,
+           "rect":{"x":0,"y":25,"width":1280,"height":775},"window_rect":{"x":2,"y":0,"width":1276,"height":773},"deco_rect":{"x":0,"y":0,"width":1280,"height":25},"nodes":[],"floating_nodes":[]}],
+         "floating_nodes":[
+          {"id":6,"type":"floating_con","name":"gtk3-widget-factory","pid":21190,"app_id":"gtk3-widget-factory","shell":"xdg_shell","visible":true,"focused":true,"fullscreen_mode":0,
+           "rect":{"x":100,"y":150,"width":1415,"height":732},"window_rect":{"x":0,"y":0,"width":1415,"height":732},"nodes":[],"floating_nodes":[]},
+          {"id":7,"type":"floating_con","name":"xterm","pid":5555,"app_id":null,"window":2097166,"shell":"xwayland","visible":true,"focused":false,"fullscreen_mode":0,
+           "rect":{"x":300,"y":300,"width":484,"height":316},"window_rect":{"x":2,"y":2,"width":480,"height":312},"nodes":[],"floating_nodes":[]}]},
+        {"id":8,"type":"workspace","name":"2","nodes":[
+          {"id":10,"type":"con","name":"elsewhere","pid":6666,"app_id":"foot","shell":"xdg_shell","visible":false,"focused":false,"fullscreen_mode":0,
+           "rect":{"x":0,"y":0,"width":1280,"height":800},"window_rect":{"x":0,"y":0,"width":1280,"height":800},"nodes":[],"floating_nodes":[]}],"floating_nodes":[]}]}],
+      "floating_nodes":[]}"#;
+
+    fn tree() -> Value {
+        serde_json::from_str(TREE).unwrap()
+    }
+
+    #[test]
+    fn views_are_bottom_first_hidden_tiled_floating() {
+        let ids: Vec<u32> = views(&tree()).iter().map(|v| v.con_id).collect();
+        // hidden (scratchpad 9, workspace 2's 10) first, then tiled 5, then floating 6, 7 in their order.
+        assert_eq!(ids, vec![9, 10, 5, 6, 7]);
+    }
+
+    #[test]
+    fn bounds_are_rect_moved_by_window_rect() {
+        let v = views(&tree());
+        let demo = v.iter().find(|v| v.con_id == 5).unwrap();
+        // Title bar above rect; a 2-pixel border on the left: content at (2, 25).
+        assert_eq!(demo.bounds, Rect::new(2, 25, 1276, 773));
+        assert_eq!((demo.pid, demo.title.as_str(), demo.app_id.as_deref(), demo.shell.as_str()), (Some(21191), "Application Class", Some("gtk3-demo"), "xdg_shell"));
+        let wf = v.iter().find(|v| v.con_id == 6).unwrap();
+        assert_eq!(wf.bounds, Rect::new(100, 150, 1415, 732));
+        assert!(wf.focused && wf.floating && wf.visible && !wf.scratchpad);
+        let xterm = v.iter().find(|v| v.con_id == 7).unwrap();
+        assert_eq!((xterm.x11_window, xterm.shell.as_str(), xterm.bounds), (Some(2097166), "xwayland", Rect::new(302, 302, 480, 312)));
+    }
+
+    #[test]
+    fn scratchpad_views_are_hidden() {
+        let v = views(&tree());
+        let hidden = v.iter().find(|v| v.con_id == 9).unwrap();
+        assert!(hidden.scratchpad && !hidden.visible);
+        let other_ws = v.iter().find(|v| v.con_id == 10).unwrap();
+        assert!(!other_ws.scratchpad && !other_ws.visible);
+    }
+
+    #[test]
+    fn an_empty_desktop_has_no_views() {
+        let empty: Value = serde_json::from_str(r#"{"id":1,"type":"root","nodes":[{"id":3,"type":"output","name":"HEADLESS-1","nodes":[{"id":4,"type":"workspace","name":"1","nodes":[],"floating_nodes":[]}],"floating_nodes":[]}],"floating_nodes":[]}"#).unwrap();
+        assert!(views(&empty).is_empty());
+    }
+}
