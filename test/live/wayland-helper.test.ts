@@ -243,8 +243,18 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
     apps.push(x11app);
     const view = await waitUntil("the X11 app in sway's tree", 20_000, async () => (await swayViews(desktop.env)).find((v) => v.pid === x11app.pid));
     expect(view.shell).toBe("xwayland");
-    const listed = await okCli(["list-windows", "--app", `pid:${x11app.pid}`]);
-    expect(listed.windows[0]).toMatchObject({ windowId: view.id, title: "wl-x11", bounds: content(view) });
+    // An Xwayland window is mapped before its title and size settle (seen when other desktops ran
+    // alongside): compare deckhand's listing with sway's view of the same moment, until both agree.
+    let last: unknown = null;
+    await waitUntil("list-windows to agree with sway's view of the Xwayland window", 10_000, async () => {
+      const now = (await swayViews(desktop.env)).find((v) => v.pid === x11app.pid);
+      const listed = await okCli(["list-windows", "--app", `pid:${x11app.pid}`]);
+      last = { sway: now && { id: now.id, name: now.name, bounds: now && content(now) }, listed: listed.windows[0] };
+      const w = listed.windows[0];
+      return now && w && w.windowId === now.id && w.title === "wl-x11" && JSON.stringify(w.bounds) === JSON.stringify(content(now)) ? true : undefined;
+    }).catch((err) => {
+      throw new Error(`${(err as Error).message}: last seen ${JSON.stringify(last)}`);
+    });
     await waitUntil("the X11 app on the AT-SPI bus", 15_000, async () =>
       (await okCli(["list-apps"])).apps.some((a: { pid: number; accessible: boolean }) => a.pid === x11app.pid && a.accessible),
     );
