@@ -11,7 +11,7 @@
 // with the same redaction as every screenshot (secure fields and remembered
 // secure rectangles blacked out by the helper).
 import { createHash } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Step } from "../protocol/program.ts";
 import { DeckhandError, publicError } from "../protocol/errors.ts";
@@ -63,8 +63,10 @@ class TraceWriter {
 
   private open(helper: string | null): void {
     if (this.started) return;
+    // A directory deckhand creates is 0700 (a umask only removes bits); an
+    // existing one (`--trace /tmp/x`, the operator's) keeps its mode: every
+    // file written in it is 0600 whatever the directory allows.
     mkdirSync(join(this.dir, TRACE_IMAGE_DIR), { recursive: true, mode: 0o700 });
-    chmodSync(this.dir, 0o700);
     // An existing trace's images count against the budget (and are reused: same bytes, same name).
     for (const f of readdirSync(join(this.dir, TRACE_IMAGE_DIR))) {
       try {

@@ -5,7 +5,7 @@
 // images deduplicated; a refusal's code and remediation recorded; the
 // captures are bounded (two reads per dispatched step) and there are none
 // without --trace.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TraceEvent, TRACE_FILE } from "../../src/protocol/trace.ts";
@@ -112,16 +112,19 @@ describe("deckhand run --trace DIR", () => {
     expect(existsSync(join(sb.dir, "t"))).toBe(false);
   });
 
-  it("appends to an existing trace: new program ids, images reused", async () => {
+  it("appends to an existing trace: new program ids, images reused; an existing directory keeps its mode", async () => {
     const sb = await observedSandbox();
     const dir = join(sb.dir, "trace");
-    mkdirSync(dir);
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
     const program = JSON.stringify({ app: "fixture-app", noScreenshot: true, steps: [{ action: "click", elementIndex: 1 }] });
     await cli(sb, ["run", "--trace", dir], { stdin: program });
     await cli(sb, ["run", "--trace", dir], { stdin: program });
     const programs = readTrace(dir).filter((e) => e.type === "program") as any[];
     expect(programs.map((p) => p.id)).toEqual(["p1", "p2"]);
     expect(readdirSync(join(dir, "img"))).toHaveLength(1);
+    expect(statSync(dir).mode & 0o777).toBe(0o755);
+    for (const f of filesUnder(dir)) expect(statSync(f).mode & 0o777, f).toBe(0o600);
   });
 });
 
