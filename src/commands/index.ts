@@ -8,7 +8,8 @@ import { ARGS, COMMANDS, MUTATING_COMMANDS, ACTIONS, exclusiveConflict, type Com
 import { ACTION_COMMANDS, declOf, stdinField, stepSecret, type ActionCommandName } from "../protocol/actions.ts";
 import { argumentsError, flagOf } from "../protocol/arg-errors.ts";
 import type { ActionCommand, CommandResult, ReadonlyDeep } from "../protocol/results.ts";
-import { parseProgram } from "../protocol/program.ts";
+import { parseProgram, type Program } from "../protocol/program.ts";
+import { traceRefused } from "../program/trace-recorder.ts";
 import { PROTOCOL_VERSION, type PermissionCheck as WirePermissionCheck } from "../wire/messages.ts";
 import { GATING_PERMISSIONS } from "../wire/vocabulary.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -166,20 +167,25 @@ function actionHandler<C extends ActionCommandName>(command: C): Handler<C> {
   return async (engine, args, ctx) => {
     const a = args as Record<string, unknown>;
     let secret: string | undefined;
+    // issue 16: trace: a program refused before it ran is recorded too (runProgram records the rest).
+    let asked: Program | undefined;
+    let ran = false;
     try {
       // Flag combinations and the step's shape are part of flag parsing: checked before the helper is even found.
       // An action resolves its target only after the gate passed (nothing is read for a refused action).
-      const compiled = compileCommand(command, a);
+      const compiled = (asked = compileCommand(command, a));
       const { hello } = await engine.helper();
       // Action support, then the permission gate, then (only then) stdin.
       let program = validateProgram(engine.safety, hello, compiled, command);
       engine.safety.checkPaused(command);
       await permissionGate(engine);
-      if (stdinFlag && a[stdinFlag] === true) program = withStdin(program, (secret = await readSecret(ctx, flagOf(stdinFlag))));
+      if (stdinFlag && a[stdinFlag] === true) program = asked = withStdin(program, (secret = await readSecret(ctx, flagOf(stdinFlag))));
       const target = await resolveTarget(engine, program.app);
+      ran = true;
       const run = await engine.serialized(target.key, () => runProgram(engine, program, { command, cancel: ctx.cancel, app: target.app }));
       return singleResult(command as ActionCommand, run) as ReadonlyDeep<CommandResult<C>>;
     } catch (err) {
+      if (asked && !ran) traceRefused(engine, command, asked, err);
       // Anything refused before a step ran was never dispatched: say so.
       if (err instanceof DeckhandError && err.details.delivery === undefined) err.details.delivery = "not_dispatched";
       // The one place this command's errors leave: never with the secret it carried (a helper may echo it).
@@ -477,11 +483,13 @@ export function programFailure(run: ProgramRun): DeckhandError | null {
 export async function runProgramOutcome(engine: ProgramPorts & SerialPort, json: unknown, ctx: CallContext): Promise<{ receipt: ProgramReceipt; failure: DeckhandError | null }> {
   const program = parseProgram(json);
   const secrets = secretsOf(program.steps.map(stepSecret));
+  let ran = false;
   try {
     engine.safety.checkPaused("run");
     const { hello } = await engine.helper();
     const runnable = validateProgram(engine.safety, hello, program, "run");
     const target = await resolveTarget(engine, program.app);
+    ran = true;
     const run = await engine.serialized(target.key, () => runProgram(engine, runnable, { command: "run", cancel: ctx.cancel, app: target.app }));
     const { receipt } = run;
     scrubStepErrors(receipt.steps, secrets);
@@ -489,6 +497,7 @@ export async function runProgramOutcome(engine: ProgramPorts & SerialPort, json:
     const failure = programFailure(run);
     return { receipt, failure: failure && (scrubError(failure, secrets) as DeckhandError) };
   } catch (err) {
+    if (!ran) traceRefused(engine, "run", program, err); // issue 16: trace
     throw scrubError(err, secrets);
   }
 }

@@ -17,17 +17,8 @@ import type { Step } from "../protocol/program.ts";
 import { DeckhandError, publicError } from "../protocol/errors.ts";
 import { declOf, stepSecret } from "../protocol/actions.ts";
 import { scrubText, secretsOf } from "../protocol/scrub.ts";
-import {
-  TRACE_FILE,
-  TRACE_FORMAT_VERSION,
-  TRACE_IMAGE_DIR,
-  TRACE_LIMITS,
-  type TraceDecision,
-  type TraceEvent,
-  type TraceImage,
-  type TraceMarks,
-  type TraceTreeDiff,
-} from "../protocol/trace.ts";
+import { TRACE_FILE, TRACE_FORMAT_VERSION, TRACE_IMAGE_DIR, TRACE_LIMITS } from "../protocol/trace-limits.ts";
+import type { TraceDecision, TraceEvent, TraceImage, TraceMarks, TraceTreeDiff } from "../protocol/trace.ts";
 import { buildTree, locatorKindOf, windowKeyOf } from "../session/snapshot.ts";
 import type { Hello, WireNode } from "../wire/messages.ts";
 import { captureWindow, rememberedSecureRects, rememberedSecureRectsIn, type Observer } from "../engine/observe.ts";
@@ -480,4 +471,14 @@ export class ProgramTrace {
 export function traceProgram(engine: Engine, command: string, steps: readonly Step[]): ProgramTrace | null {
   const writer = writerFor(engine);
   return writer ? new ProgramTrace(engine, writer, command, steps) : null;
+}
+
+/**
+ * A program refused before it ran (validation: an unsupported action, a
+ * foreground step without the grant; the pause; the permission gate; the
+ * target's resolution): its program and program-end lines, so a trace shows
+ * every program an agent asked for, refused ones too.
+ */
+export function traceRefused(engine: Engine, command: string, program: { app: string; steps: readonly Step[] }, err: unknown): void {
+  traceProgram(engine, command, program.steps)?.end({ firstFailure: null, error: err, settle: null, observationError: null, selector: program.app });
 }

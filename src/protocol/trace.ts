@@ -14,9 +14,8 @@
 // are not in the tree lines), and images keep their redaction.
 import { z } from "zod";
 
-export const TRACE_FORMAT_VERSION = 1;
-export const TRACE_FILE = "trace.jsonl";
-export const TRACE_IMAGE_DIR = "img";
+import { TRACE_FORMAT_VERSION } from "./trace-limits.ts";
+export { TRACE_FILE, TRACE_FORMAT_VERSION, TRACE_IMAGE_DIR, TRACE_LIMITS } from "./trace-limits.ts";
 
 const Point = z.object({ x: z.number(), y: z.number() });
 const Rect = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
@@ -140,16 +139,3 @@ export type TraceSessionEvent = z.infer<typeof TraceSessionEvent>;
 export type TraceProgramEvent = z.infer<typeof TraceProgramEvent>;
 export type TraceStepEvent = z.infer<typeof TraceStepEvent>;
 export type TraceProgramEndEvent = z.infer<typeof TraceProgramEndEvent>;
-
-/** Bounds of a trace's size (src/program/trace-recorder.ts). */
-export const TRACE_LIMITS = Object.freeze({
-  /** Images are scaled down to at most this width (helper screenshot.scale). */
-  imageMaxWidth: 720,
-  /** JPEG quality when the helper can write JPEG (screenshot.formats); PNG otherwise. */
-  jpegQuality: 70,
-  /** Stored image bytes per trace directory; past it, images are recorded as missing. */
-  maxImageBytes: 64 * 1024 * 1024,
-  /** Tree lines compared per capture, and diff lines kept per step. */
-  maxTreeLines: 4000,
-  maxDiffLines: 400,
-});

@@ -101,6 +101,26 @@ describe("deckhand run --trace DIR", () => {
     expect((events[2] as any).error.code).toBe(r.envelope.error!.code);
   });
 
+  it("a program refused before it runs (a foreground step without the grant; a single action's refusal) is in the trace with its code", async () => {
+    const sb = await observedSandbox();
+    const dir = join(sb.dir, "trace");
+    const r = await cli(sb, ["run", "--trace", dir], { stdin: JSON.stringify({ app: "fixture-app", steps: [{ action: "hotkey", keys: ["ctrl", "s"] }] }) });
+    const code = r.envelope.error!.code;
+    expect(code).toBe("FOREGROUND_REQUIRED");
+    const hotkey = await cli(sb, ["hotkey", "--app", "fixture-app", "--keys", "ctrl+s", "--trace", dir]);
+    expect(hotkey.envelope.error!.code).toBe("FOREGROUND_REQUIRED");
+    const events = readTrace(dir) as any[];
+    // Each one-shot call is a session of its own.
+    expect(events.map((e) => e.type)).toEqual(["session", "program", "program-end", "session", "program", "program-end"]);
+    expect(events.filter((e) => e.type === "program").map((e) => [e.command, e.app.name])).toEqual([
+      ["run", "fixture-app"],
+      ["hotkey", "fixture-app"],
+    ]);
+    for (const end of events.filter((e) => e.type === "program-end")) expect(end.error).toMatchObject({ code: "FOREGROUND_REQUIRED", remediation: expect.stringMatching(/\w/) });
+    // Nothing was sent, nothing was captured.
+    expect(sb.requests().filter((q) => q.op === "input" || q.op === "screenshot")).toEqual([]);
+  });
+
   it("--trace is refused where it records nothing, on a file, and in agent mode", async () => {
     const sb = sandbox();
     expectError(await cli(sb, ["get-app-state", "--app", "fixture-app", "--trace", join(sb.dir, "t")]), "get-app-state", "INVALID_ARGUMENTS");
