@@ -46,6 +46,9 @@ class TraceWriter {
   private imageBytes = 0;
   private started = false;
   private readonly known = new Set<string>();
+  private fileBytes = 0;
+  private full = false;
+  private readonly maxFileBytes = traceFileLimit();
 
   constructor(
     readonly dir: string,
@@ -69,6 +72,7 @@ class TraceWriter {
     try {
       const file = join(this.dir, TRACE_FILE);
       if (existsSync(file)) {
+        this.fileBytes = statSync(file).size;
         const prior = readFileSync(file, "utf8").match(/"id":"p(\d+)"/g) ?? [];
         this.programs = prior.reduce((max, m) => Math.max(max, Number(m.slice(7, -1))), 0);
       }
@@ -80,9 +84,17 @@ class TraceWriter {
   }
 
   append(event: TraceEvent): void {
-    const file = join(this.dir, TRACE_FILE);
+    if (this.full) return;
+    const line = JSON.stringify(event) + "\n";
+    const bytes = Buffer.byteLength(line);
+    if (this.fileBytes + bytes > this.maxFileBytes) {
+      this.full = true;
+      process.stderr.write(`deckhand: trace: ${join(this.dir, TRACE_FILE)} reached ${this.maxFileBytes} bytes; nothing more is recorded in it\n`);
+      return;
+    }
     // One write per event: a crash leaves at most a torn last line (the viewer skips it).
-    appendFileSync(file, JSON.stringify(event) + "\n", { mode: 0o600 });
+    appendFileSync(join(this.dir, TRACE_FILE), line, { mode: 0o600 });
+    this.fileBytes += bytes;
   }
 
   nextProgram(helper: string | null): string {
@@ -105,6 +117,12 @@ class TraceWriter {
     this.known.add(name);
     return name;
   }
+}
+
+/** trace.jsonl's bound: TRACE_LIMITS, or the operator's lower DECKHAND_TRACE_MAX_BYTES. */
+function traceFileLimit(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.DECKHAND_TRACE_MAX_BYTES);
+  return Number.isInteger(n) && n > 0 ? Math.min(n, TRACE_LIMITS.maxTraceFileBytes) : TRACE_LIMITS.maxTraceFileBytes;
 }
 
 const writers = new Map<string, TraceWriter>();

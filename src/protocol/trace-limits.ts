@@ -14,6 +14,12 @@ export const TRACE_LIMITS = Object.freeze({
   jpegQuality: 70,
   /** Stored image bytes per trace directory; past it, images are recorded as missing. */
   maxImageBytes: 64 * 1024 * 1024,
+  /**
+   * trace.jsonl's size; past it, events are dropped (one line on stderr says
+   * so) and the program runs on. The operator may lower it with
+   * DECKHAND_TRACE_MAX_BYTES (a serve session that runs for days).
+   */
+  maxTraceFileBytes: 256 * 1024 * 1024,
   /** Tree lines compared per capture, and diff lines kept per step. */
   maxTreeLines: 4000,
   maxDiffLines: 400,

@@ -132,6 +132,19 @@ describe("deckhand run --trace DIR", () => {
     expect(existsSync(join(sb.dir, "t"))).toBe(false);
   });
 
+  it("trace.jsonl stops growing at its bound (DECKHAND_TRACE_MAX_BYTES), says so on stderr, and the program runs on", async () => {
+    const sb = await observedSandbox();
+    const dir = join(sb.dir, "trace");
+    const program = { app: "fixture-app", noScreenshot: true, steps: [{ action: "click", elementIndex: 1 }, { action: "focus", elementIndex: 3 }, { action: "click", elementIndex: 1 }] };
+    const r = await cli(sb, ["run", "--trace", dir], { stdin: JSON.stringify(program), env: { DECKHAND_TRACE_MAX_BYTES: "2500" } });
+    expect(r.envelope.ok, JSON.stringify(r.envelope)).toBe(true);
+    expect(r.envelope.result.steps.map((s: { status: string }) => s.status)).toEqual(["completed", "completed", "completed"]);
+    expect(statSync(join(dir, "trace.jsonl")).size).toBeLessThanOrEqual(2500);
+    expect(r.stderr).toMatch(/reached 2500 bytes; nothing more is recorded/);
+    // What is there is whole lines, each a valid event.
+    expect(readTrace(dir).length).toBeGreaterThan(0);
+  });
+
   it("appends to an existing trace: new program ids, images reused; an existing directory keeps its mode", async () => {
     const sb = await observedSandbox();
     const dir = join(sb.dir, "trace");
