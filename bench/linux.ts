@@ -1,6 +1,7 @@
 // Linux benchmarks on a private desktop, deckhand and its peers measured in
 // the same run (issues: observation, actions, programs).
 //   bun bench/linux.ts          (needs dist/deckhand; scripts/build.sh)
+//   BENCH_ONLY=x11 | wayland    one part only (default: both; Wayland: bench/wayland.ts)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { SETTLE_QUIET_MS } from "../src/program/executor.ts";
 // ---- issue 15: observation (the 600+ element row: Chromium as the live tests start it)
 import { browserArgv } from "../test/live/app-profiles.ts";
 // ---- end observation
+import { waylandRows } from "./wayland.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const deckhand = join(root, "dist", "deckhand");
@@ -219,7 +221,21 @@ async function bigTreeRows(d: Desktop, stateDir: string, serve: ServeClient, pro
 }
 // ---- end observation
 
+/** The Wayland section (issue 19): a private sway desktop, its own peers; the X11 get-app-state row for comparison. */
+function waylandPart(rows: Row[]): Promise<Row[]> {
+  const x11 = rows.find((r) => r.name === "get-app-state end to end through serve (tree + screenshot)");
+  return waylandRows({ runs: RUNS, helper: (d) => new HelperClient(d), serve: (d, s) => new ServeClient(d, s), time, waitFor, walkPy: PYATSPI_WALK, python: PY, x11State: x11?.p50 });
+}
+
 export async function runLinuxBench(): Promise<Row[]> {
+  const only = process.env.BENCH_ONLY;
+  if (only === "wayland") return waylandPart([]);
+  const rows = await runX11Bench();
+  if (only !== "x11") rows.push(...(await waylandPart(rows)));
+  return rows;
+}
+
+async function runX11Bench(): Promise<Row[]> {
   const rows: Row[] = [];
   const d = await startDesktop();
   const stateDir = mkdtempSync(join(tmpdir(), "dh-bench-"));
@@ -385,5 +401,5 @@ export async function runLinuxBench(): Promise<Row[]> {
 }
 
 if (import.meta.main) {
-  printTable("deckhand on Linux (private Xvfb desktop, same run)", await runLinuxBench());
+  printTable("deckhand on Linux (private Xvfb and sway desktops, same run)", await runLinuxBench());
 }
