@@ -126,6 +126,7 @@ function traceFileLimit(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 const writers = new Map<string, TraceWriter>();
+let captures = 0;
 
 function writerFor(port: TracePort): TraceWriter | null {
   if (!port.traceDir) return null;
@@ -308,7 +309,8 @@ export class ProgramTrace {
       const { hello } = await this.engine.helper();
       const jpeg = hello.capabilities["screenshot.formats"]?.supported === true;
       const redact = nodes ? rememberedSecureRectsIn(this.engine, app, windowId, nodes) : await rememberedSecureRects(this.engine, app, windowId);
-      const shot = await captureWindow(this.engine, windowId, `trace-${process.pid}-${Date.now()}`, redact, {
+      // A name of its own per capture: a serve session traces programs on several apps at once.
+      const shot = await captureWindow(this.engine, windowId, `trace-${process.pid}-${++captures}`, redact, {
         maxWidth: TRACE_LIMITS.imageMaxWidth,
         ifSupported: true,
         ...(jpeg ? { format: "jpeg" as const, quality: TRACE_LIMITS.jpegQuality } : {}),

@@ -390,15 +390,7 @@ async fn screenshot_wayland(ctx: &Ctx, sock: &str, args: ScreenshotArgs, format:
     let mut rects = args.redact.clone();
     let n_secure = secure.len();
     rects.extend(secure);
-    let (region, max_width, path) = (args.region, args.max_width, args.path.clone());
-    let (img, redacted, scale, format) = capture_worker()
-        .run(move |_| {
-            let (mut img, redacted, scale) = capture::finish_image(img, region, &rects, max_width)?;
-            let format = super::image_format::write_image(&path, &img.rgb, img.width, img.height, format, quality)?;
-            img.rgb = Vec::new();
-            Ok::<_, Error>((img, redacted, scale, format))
-        })
-        .await??;
+    let (img, redacted, scale, format) = finish_and_write(img, &args, rects, format, quality).await?;
     if crate::debug() {
         eprintln!(
             "deckhand-helper-linux: screenshot {}x{} via wlr-screencopy (capture {:.1} ms, total {:.1} ms, {n_secure} secure fields, {redacted} rects redacted)",
@@ -598,6 +590,21 @@ fn own_x<T>(slot: &mut Option<X>, f: impl FnOnce(&mut X) -> Result<T>) -> Result
 /// The contract's least max_width.
 const MIN_MAX_WIDTH: u32 = 16;
 
+/// Crop to the region, black out, then scale, and write the file (X11 and
+/// Wayland captures alike): the result describes the image file. Encoding is
+/// CPU work too: on the capture thread.
+async fn finish_and_write(img: capture::Image, args: &ScreenshotArgs, rects: Vec<Rect>, format: ImageFormat, quality: u32) -> Result<(capture::Image, u32, f64, ImageFormat)> {
+    let (region, max_width, path) = (args.region, args.max_width, args.path.clone());
+    capture_worker()
+        .run(move |_| {
+            let (mut img, redacted, scale) = capture::finish_image(img, region, &rects, max_width)?;
+            let format = super::image_format::write_image(&path, &img.rgb, img.width, img.height, format, quality)?;
+            img.rgb = Vec::new();
+            Ok::<_, Error>((img, redacted, scale, format))
+        })
+        .await?
+}
+
 pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> Result<ScreenshotResult> {
     let t0 = Instant::now();
     if !std::path::Path::new(&args.path).is_absolute() {
@@ -704,19 +711,7 @@ pub async fn screenshot(ctx: &Ctx, args: ScreenshotArgs, deadline: Instant) -> R
     let mut rects = args.redact.clone();
     let n_secure = secure.len();
     rects.extend(secure);
-    // Crop to the region, black out, then scale: the result describes the
-    // image file. Encoding is CPU work too: on the capture thread.
-    let (region, max_width, path) = (args.region, args.max_width, args.path.clone());
-    let (img, redacted, scale, format) = capture_worker()
-        .run(move |_| {
-            let (mut img, redacted, scale) = capture::finish_image(img, region, &rects, max_width)?;
-            // ---- issue 14: screenshot options
-            let format = super::image_format::write_image(&path, &img.rgb, img.width, img.height, format, quality)?;
-            // ---- end screenshot options
-            img.rgb = Vec::new();
-            Ok::<_, Error>((img, redacted, scale, format))
-        })
-        .await??;
+    let (img, redacted, scale, format) = finish_and_write(img, &args, rects, format, quality).await?;
     if crate::debug() {
         eprintln!(
         "deckhand-helper-linux: screenshot {}x{} via {} (capture {:.1} ms, total {:.1} ms, {} secure fields, {redacted} rects redacted)",
