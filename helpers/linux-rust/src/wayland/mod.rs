@@ -5,6 +5,7 @@
 
 pub mod screencopy;
 pub mod sway;
+pub mod window_ops;
 
 use crate::wire::messages::Rect;
 

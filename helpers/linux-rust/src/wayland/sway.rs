@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
+pub const RUN_COMMAND: u32 = 0;
 pub const GET_OUTPUTS: u32 = 3;
 pub const GET_TREE: u32 = 4;
 pub const GET_VERSION: u32 = 7;
@@ -170,6 +171,18 @@ pub fn view(path: &str, con_id: u32) -> Result<View> {
         .into_iter()
         .find(|v| v.con_id == con_id)
         .ok_or_else(|| Error::new(Code::WindowNotFound, format!("sway has no view with container id {con_id}")).with("window_id", con_id))
+}
+
+/// Run one sway command (sway(5)); its reply's first entry must say
+/// success, else ACTION_FAILED with sway's own error.
+pub fn command(path: &str, cmd: &str) -> Result<()> {
+    let v = request(path, RUN_COMMAND, cmd)?;
+    let first = v.as_array().and_then(|a| a.first()).cloned().unwrap_or(Value::Null);
+    if first["success"].as_bool() == Some(true) {
+        return Ok(());
+    }
+    let why = first["error"].as_str().unwrap_or("no reply").to_string();
+    Err(Error::new(Code::ActionFailed, format!("sway refused {cmd:?}: {why}")).with("sway_error", why))
 }
 
 #[cfg(test)]
