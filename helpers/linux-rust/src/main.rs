@@ -460,11 +460,19 @@ mod tests {
         }
         assert!(capability_wayland("screenshot", &sway, true).supported && !capability_wayland("screenshot", &other, true).supported);
         assert!(!capability_wayland("screenshot.occluded", &sway, true).supported);
-        for k in ["screenshot.formats", "input.keyboard", "input.pointer", "input.focus_guard", "action.click", "hit_test", "point_click", "clipboard.get", "window_op"] {
+        for k in ["input.keyboard", "input.pointer", "input.focus_guard", "point_click", "clipboard.get"] {
             let c = capability_wayland(k, &sway, true);
             assert!(!c.supported, "{k} is not implemented on Wayland");
             assert!(c.note.unwrap().contains("issue 19"), "{k}");
         }
+        // The element routes, window ops and screenshot options: run live with sway only.
+        for k in ["action.click", "action.set_value", "action.focus", "hit_test", "focused_element", "menu_tree", "menu_close", "window_op", "screenshot.formats", "screenshot.scale"] {
+            let c = capability_wayland(k, &sway, true);
+            assert!(c.supported && c.verified == "live", "{k} with sway");
+            assert!(c.note.unwrap().contains("wayland-elements.test.ts"), "{k}");
+            assert!(!capability_wayland(k, &other, true).supported, "{k} without sway");
+        }
+        assert!(!capability_wayland("screenshot.popups", &sway, true).supported);
         for k in ["list_windows", "get_tree"] {
             let c = capability_wayland(k, &other, true);
             assert!(!c.supported && c.note.unwrap().contains("SWAYSOCK is unset"), "{k}");

@@ -176,7 +176,11 @@ pub fn view(path: &str, con_id: u32) -> Result<View> {
 /// Run one sway command (sway(5)); its reply's first entry must say
 /// success, else ACTION_FAILED with sway's own error.
 pub fn command(path: &str, cmd: &str) -> Result<()> {
-    let v = request(path, RUN_COMMAND, cmd)?;
+    command_reply(&request(path, RUN_COMMAND, cmd)?, cmd)
+}
+
+/// A RUN_COMMAND reply (an array, one entry per command) as a result.
+fn command_reply(v: &Value, cmd: &str) -> Result<()> {
     let first = v.as_array().and_then(|a| a.first()).cloned().unwrap_or(Value::Null);
     if first["success"].as_bool() == Some(true) {
         return Ok(());
@@ -244,6 +248,16 @@ mod tests {
         assert!(hidden.scratchpad && !hidden.visible);
         let other_ws = v.iter().find(|v| v.con_id == 10).unwrap();
         assert!(!other_ws.scratchpad && !other_ws.visible);
+    }
+
+    /// RUN_COMMAND replies as sway-ipc(7) gives them: one object per command.
+    #[test]
+    fn command_replies() {
+        assert!(command_reply(&serde_json::json!([{"success": true}]), "[con_id=5] focus").is_ok());
+        let e = command_reply(&serde_json::json!([{"success": false, "parse_error": false, "error": "No matching node."}]), "[con_id=99] kill").unwrap_err();
+        assert_eq!(e.code, Code::ActionFailed);
+        assert!(e.message.contains("No matching node.") && e.message.contains("[con_id=99] kill"), "{}", e.message);
+        assert!(command_reply(&serde_json::json!([]), "focus").is_err());
     }
 
     #[test]
