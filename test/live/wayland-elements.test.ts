@@ -342,13 +342,40 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     expect(readLog(app.b.log).some((l) => l.event === "exit" && l.reason === "destroy")).toBe(true);
     expect(await view(app.b.pid)).toBeUndefined();
     expect(await view(app.a.pid)).toBeTruthy();
-    // b's window is gone: its snapshot's element is refused, nothing sent.
+    // b is gone: its snapshot's element is refused, nothing sent.
     const gone = await bg.request("click", { app: `pid:${app.b.pid}`, snapshotId: sb.snapshot.snapshotId, elementIndex: element(sb, "button", "OK").index });
     expect(gone.ok).toBe(false);
-    expect(["APP_NOT_FOUND", "WINDOW_NOT_FOUND", "SNAPSHOT_STALE"]).toContain(gone.error!.code);
-    // The helper's own answer for a view that is gone.
-    const w = await helper.request("window_op", { window_id: app.b.view, op: "activate" }).catch((e) => e);
-    expect(w).toMatchObject({ code: "WINDOW_NOT_FOUND" });
+    expect(gone.error!.code).toBe("APP_NOT_FOUND");
+    // The helper's own answers for a view that is gone (sway has no such container).
+    const fails = (p: Promise<unknown>) => p.then((r) => ({ unexpected: r }), (e) => e);
+    expect(await fails(helper.request("window_op", { window_id: app.b.view, op: "activate" }))).toMatchObject({ code: "WINDOW_NOT_FOUND" });
+    const ok = element(sb, "button", "OK").locator;
+    const locator = { path: ok.path, role: ok.role, native_role: "push button", name: "OK", identifier: "ok_button" };
+    expect(await fails(helper.request("element_action", { pid: app.a.pid, window_id: app.b.view, locator, action: "click" } as any))).toMatchObject({ code: "WINDOW_NOT_FOUND" });
+  });
+
+  it("refuses an Xwayland window on every element route and window_op; hit_test names it without a node", async () => {
+    const script = "import gi\ngi.require_version('Gtk', '3.0')\nfrom gi.repository import Gtk\nw = Gtk.Window(title='wl-x11'); w.add(Gtk.Button(label='Hello')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()";
+    const x = launchAsUser(desktop.env, desktop.root, [SYSTEM_PYTHON, "-c", script], { DISPLAY: desktop.env.DISPLAY!, GDK_BACKEND: "x11" });
+    procs.push(x);
+    const v = await waitUntil("the X11 app in sway's tree", 20_000, async () => (await view(x.pid!)) ?? undefined);
+    expect(v.shell).toBe("xwayland");
+    const refusal = { code: "WINDOW_NOT_FOUND", details: { reason: "xwayland-window" } };
+    const locator = { path: [0], role: "button", native_role: "push button", name: "Hello", identifier: "" };
+    const fails = (p: Promise<unknown>) => p.then((r) => ({ unexpected: r }), (e) => e);
+    expect(await fails(helper.request("element_action", { pid: x.pid!, window_id: v.id, locator, action: "click" } as any))).toMatchObject(refusal);
+    expect(await fails(helper.request("menu_tree", { pid: x.pid!, window_id: v.id, root: null, max_nodes: 50, max_depth: 3 } as any))).toMatchObject(refusal);
+    expect(await fails(helper.request("window_op", { window_id: v.id, op: "close" }))).toMatchObject(refusal);
+    expect(await view(x.pid!)).toBeTruthy();
+    // Floating in a corner, clear of a: hit_test names its window and pid, and no node.
+    await swaymsg(desktop.env, "command", `[con_id=${v.id}] floating enable, move position 0 30`);
+    await waitUntil("the X11 window in its corner", 10_000, async () => {
+      const now = await view(x.pid!);
+      return now?.visible && now.type === "floating_con" && now.rect.x === 0;
+    });
+    const at = centre(content((await view(x.pid!))!));
+    const hit = (await helper.request("hit_test", at)).result;
+    expect(hit).toEqual({ pid: x.pid, window_id: v.id, node: null });
   });
 
   it("writes scaled, JPEG and WebP screenshots of a Wayland window, close to its PNG", async () => {
