@@ -245,7 +245,7 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     try {
       // Shown again, GTK redraws its decorations: wait until two reads agree.
       const pick = (st: any, fv: ReturnType<typeof content>) =>
-        st.snapshot.elements.find((e: any) => e.role === "checkbox" && e.bounds && e.bounds.width > 4 && e.bounds.x > fv.x && e.bounds.y > fv.y);
+        st.snapshot.elements.find((e: any) => e.role === "checkbox" && e.enabled && e.bounds && e.bounds.width > 4 && e.bounds.x > fv.x && e.bounds.y > fv.y);
       let prev = "";
       const { f, box } = await waitUntil("the factory's tree to hold still", 10_000, async () => {
         const f = await state(factory);
@@ -258,6 +258,9 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
       const h = (await helper.request("hit_test", centre(box.bounds))).result;
       expect(h).toMatchObject({ pid: factory, window_id: f.window.windowId, node: { path: box.locator.path, name: box.title } });
       expect(h.node!.bounds).toEqual(box.bounds);
+      // Its check box pressed by element index: the frame matched with the shadow, the checked state read back from the app.
+      const t = await bg.ok("click", { app: `pid:${factory}`, elementIndex: box.index });
+      expect(t, JSON.stringify(box)).toMatchObject({ performed: true, windowId: f.window.windowId, verification: { verified: true } });
     } finally {
       await swaymsg(desktop.env, "command", "workspace 1");
     }
