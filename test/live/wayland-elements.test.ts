@@ -289,14 +289,41 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     await logged(app.a.log, a1, "File>Save", (l) => l.event === "menu" && l.path === "File/Save");
     await logged(app.a.log, a1, "File menu down", (l) => l.event === "menu_hidden" && l.menu === "File");
     expect(readLog(app.a.log).slice(a1).filter((l) => l.event === "menu")).toHaveLength(1);
-    // GTK 3 on Wayland pops down any menu bar menu but the first one as soon as accessibility opens
-    // it (and opens the first instead): the failure is reported, nothing activated, the menu closed.
+    // A menu left open (opened through the helper): its xdg_popup is not in sway's tree, so hit_test
+    // gives no node rather than the one beneath it, and a point click there is not pressed; then
+    // menu_close closes it.
+    const s = await state(app.a.pid);
+    const file = element(s, "menu", "File").locator;
+    const fileLoc = { path: file.path, role: file.role, native_role: file.nativeRole, name: file.name, identifier: file.identifier };
+    const okAt = centre(element(s, "button", "OK").bounds);
+    const a3 = n0("a");
+    await helper.request("element_action", { pid: app.a.pid, window_id: app.a.view, locator: fileLoc, action: "click" } as any);
+    await logged(app.a.log, a3, "File menu up", (l) => l.event === "menu_shown" && l.menu === "File");
+    const hit = (await helper.request("hit_test", okAt)).result;
+    expect(hit).toEqual({ pid: app.a.pid, window_id: app.a.view, node: null });
+    const pressed = await bg.request("click", { app: `pid:${app.a.pid}`, x: okAt.x, y: okAt.y });
+    expect(pressed.ok).toBe(false);
+    expect(pressed.error!.details.delivery).toBe("not_dispatched");
+    const closed = (await helper.request("menu_close", { pid: app.a.pid, window_id: app.a.view, opener: fileLoc } as any)).result;
+    expect(closed).toMatchObject({ closed: true, method: expect.stringMatching(/ClearSelection/) });
+    await logged(app.a.log, a3, "File menu down", (l) => l.event === "menu_hidden" && l.menu === "File");
+    expect((await helper.request("hit_test", okAt)).result.node).toMatchObject({ name: "OK" });
+    expect(readLog(app.a.log).slice(a3).filter((l) => ACTIONS.has(l.event))).toEqual([]);
+    // A menu bar's other menus: GTK 3 on Wayland sometimes pops one down as soon as accessibility
+    // opens it (and opens the first menu instead; seen on a fresh app and after an item's activation
+    // closed a menu, not after menu_close). Either the item is activated, once, or the failure is
+    // reported exactly: nothing activated, the menu closed.
     const a2 = n0("a");
     const edit = await bg.request("menu-click", { app: `pid:${app.a.pid}`, path: "Edit>Copy" });
-    expect(edit.ok).toBe(false);
-    expect(edit.error).toMatchObject({ code: "ACTION_FAILED", details: { reason: "submenu-not-shown", opened: "Edit", closed: true } });
-    await logged(app.a.log, a2, "Edit menu down", (l) => l.event === "menu_hidden" && l.menu === "Edit");
-    expect(readLog(app.a.log).slice(a2).filter((l) => l.event === "menu")).toEqual([]);
+    if (edit.ok) {
+      expect(edit.result).toMatchObject({ activated: true, route: "accessibility" });
+      await logged(app.a.log, a2, "Edit>Copy", (l) => l.event === "menu" && l.path === "Edit/Copy");
+    } else {
+      expect(edit.error).toMatchObject({ code: "ACTION_FAILED", details: { reason: "submenu-not-shown", opened: "Edit", closed: true } });
+      await logged(app.a.log, a2, "Edit menu down", (l) => l.event === "menu_hidden" && l.menu === "Edit");
+    }
+    await waitUntil("every menu closed", 5_000, async () => (await helper.request("hit_test", okAt)).result.node?.name === "OK");
+    expect(readLog(app.a.log).slice(a2).filter((l) => l.event === "menu")).toHaveLength(edit.ok ? 1 : 0);
   });
 
   it("refuses exactly: a secure field, a stale snapshot, an element of a window that is gone", async () => {

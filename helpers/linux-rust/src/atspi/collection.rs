@@ -68,6 +68,46 @@ pub fn secure_rule() -> Rule {
     rule(0, MATCH_ALL, &[Role::PasswordText as u32], MATCH_ANY)
 }
 
+/// Menu items on the screen: an open menu.
+pub fn showing_menu_item_rule() -> Rule {
+    rule(state_bit(State::Showing), MATCH_ALL, &MENU_ITEM_ROLES.map(|r| r as u32), MATCH_ANY)
+}
+
+pub const MENU_ITEM_ROLES: [Role; 3] = [Role::MenuItem, Role::CheckMenuItem, Role::RadioMenuItem];
+
+/// Most menu items whose states `menu_open` reads live.
+const MAX_MENU_ITEMS: usize = 256;
+
+/// Whether the application has a menu open (a menu item on the screen).
+/// The menu items its cache (Cache.GetItems) lists have their states read
+/// live (GTK 3's cache keeps SHOWING on the items of closed menus); then,
+/// where it is safe (`model_is_safe`: no node managing its descendants,
+/// which Collection would visit one by one), Collection.GetMatches on the
+/// root also finds items the cache does not list yet. None: it cannot be
+/// told (too many items to read, or no cache and no Collection).
+pub async fn menu_open(a: &A11y, bus: &str) -> Result<Option<bool>> {
+    let showing = state_bit(State::Showing);
+    let is_item = |role: u32| MENU_ITEM_ROLES.iter().any(|r| *r as u32 == role);
+    let cached = tree::model_from_cache_joined(a, bus).await;
+    let safe = model_is_safe(cached.as_ref());
+    if let Some(m) = &cached {
+        let items: Vec<&str> = m.items.values().filter(|i| is_item(i.role)).map(|i| i.path.as_str()).collect();
+        if items.len() > MAX_MENU_ITEMS && !safe {
+            return Ok(None);
+        }
+        if items.len() <= MAX_MENU_ITEMS {
+            let states = join_all(items.iter().map(|p| a.call::<_, Vec<u32>>(bus, p, I_ACCESSIBLE, "GetState", &()))).await;
+            if states.iter().any(|s| s.as_ref().is_ok_and(|w| tree::states_from_words(w) & showing != 0)) {
+                return Ok(Some(true));
+            }
+            if !safe {
+                return Ok(Some(false));
+            }
+        }
+    }
+    Ok(get_matches(a, bus, ROOT_PATH, &showing_menu_item_rule(), 1).await?.map(|v| !v.is_empty()))
+}
+
 /// D-Bus errors that mean "this object has no Collection".
 fn unsupported(name: &str) -> bool {
     name.ends_with("UnknownMethod") || name.ends_with("UnknownInterface") || name.ends_with("NotSupported")

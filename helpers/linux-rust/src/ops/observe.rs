@@ -786,7 +786,23 @@ pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
     // value instead of the ancestors' names.
     let node = match w.info.pid {
         None => None,
+        // An open menu on Wayland is an xdg_popup, not a view in sway's tree:
+        // where it lies is not known, and the point may be on it rather than
+        // on the window's node below. No node then (also when it cannot be
+        // told), never the node beneath.
+        Some(pid) if w.content.is_some() && wayland_menu_open(ctx, pid).await? != Some(false) => None,
         Some(pid) => super::point_click::chain_at(ctx, pid, &w, args.x, args.y, actions::AtWants { names: false, value: true }).await?.and_then(|f| f.hit.node),
     };
     Ok(HitTestResult { pid: w.info.pid, window_id: Some(w.info.id), node })
+}
+
+/// Whether app `pid` has a menu open (`collection::menu_open`); an app not on
+/// the accessibility bus has none to tell of.
+async fn wayland_menu_open(ctx: &Ctx, pid: u32) -> Result<Option<bool>> {
+    let a = ctx.a11y().await?;
+    match bus_of(ctx, &a, pid).await {
+        Ok(bus) => collection::menu_open(&a, &bus).await,
+        Err(e) if e.code == Code::AppNotFound => Ok(Some(false)),
+        Err(e) => Err(e),
+    }
 }
