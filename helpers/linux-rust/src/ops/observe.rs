@@ -774,12 +774,12 @@ pub async fn focused_element(ctx: &Ctx, args: FocusedElementArgs, deadline: Inst
 }
 
 pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
+    use super::window::At;
     let w = match super::window::at_point(ctx, args.x, args.y)? {
-        None => return Ok(HitTestResult { pid: None, window_id: None, node: None }),
-        // A window there without an element route (an Xwayland view on the
-        // Wayland backend): it is there, its node is not known.
-        Some(Err((pid, window_id))) => return Ok(HitTestResult { pid, window_id: Some(window_id), node: None }),
-        Some(Ok(w)) => w,
+        At::Nothing => return Ok(HitTestResult { pid: None, window_id: None, node: None }),
+        // It is there, its node is not known.
+        At::Unrouted { pid, window_id } => return Ok(HitTestResult { pid, window_id: Some(window_id), node: None }),
+        At::Window(w) => w,
     };
     // The same descent as point_click's (frame guesses checked live, GTK 4's
     // window-relative coordinates, a Wayland surface's), with the node's

@@ -117,15 +117,28 @@ pub fn of_app(ctx: &Ctx, pid: u32) -> Result<Vec<Target>> {
     }
 }
 
+/// What is at a screen point.
+pub enum At {
+    /// No window (the X11 root, or no sway view).
+    Nothing,
+    /// A window the element routes reach.
+    Window(Target),
+    /// A window there without an element route (an Xwayland view on the
+    /// Wayland backend): its pid and id.
+    Unrouted { pid: Option<u32>, window_id: u32 },
+}
+
 /// The shown top-level window at a screen point, the topmost: X11's own
-/// hit test, or the topmost shown sway view whose content holds the point
-/// (an Xwayland view too: Ok(Err(refusal)) says it is there but has no route).
-pub fn at_point(ctx: &Ctx, x: i32, y: i32) -> Result<Option<std::result::Result<Target, (Option<u32>, u32)>>> {
+/// hit test, or the topmost shown sway view whose content holds the point.
+pub fn at_point(ctx: &Ctx, x: i32, y: i32) -> Result<At> {
     match sway_socket()? {
-        None => Ok(ctx.with_x(|c| windows::window_at(c, x, y))?.map(|info| Ok(Target { info, content: None }))),
+        None => Ok(ctx.with_x(|c| windows::window_at(c, x, y))?.map_or(At::Nothing, |info| At::Window(Target { info, content: None }))),
         Some(sock) => {
             let views = sway::list(&sock)?;
-            Ok(topmost_at(&views, x, y).map(|v| of_view(v).map_err(|_| (v.pid, v.con_id))))
+            Ok(match topmost_at(&views, x, y) {
+                None => At::Nothing,
+                Some(v) => of_view(v).map_or(At::Unrouted { pid: v.pid, window_id: v.con_id }, At::Window),
+            })
         }
     }
 }
