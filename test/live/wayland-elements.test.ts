@@ -9,7 +9,7 @@
 // Oracles: each app's own log, sway's IPC (swaymsg), and for a screenshot
 // ImageMagick's decoding of the files.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -133,6 +133,7 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
       }
     }
     await desktop?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const state = (pid: number) => bg.ok("get-app-state", { app: `pid:${pid}` });
