@@ -71,34 +71,54 @@ fn now_ms() -> u32 {
     (ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000) as u32
 }
 
+type Globals = (Option<u32>, Option<u32>, Option<u32>);
+
+/// The registry names of wl_seat and the two managers (None: not offered).
+fn globals(conn: &mut Conn, deadline: Instant) -> Result<Globals> {
+    conn.send(&words(DISPLAY, 1, &[REGISTRY]))?;
+    let (mut seat, mut kbd, mut ptr) = (None, None, None);
+    conn.roundtrip(3, deadline, |e| {
+        if e.object == REGISTRY && e.opcode == 0 {
+            let mut a = Args(&e.args);
+            let (name, interface, _version) = (a.u32()?, a.string()?, a.u32()?);
+            match interface.as_str() {
+                "wl_seat" if seat.is_none() => seat = Some(name),
+                "zwp_virtual_keyboard_manager_v1" => kbd = Some(name),
+                "zwlr_virtual_pointer_manager_v1" => ptr = Some(name),
+                _ => {}
+            }
+        }
+        Ok(())
+    })?;
+    Ok((seat, kbd, ptr))
+}
+
+fn missing(g: Globals) -> Vec<&'static str> {
+    [("wl_seat", g.0.is_none()), ("zwp_virtual_keyboard_manager_v1", g.1.is_none()), ("zwlr_virtual_pointer_manager_v1", g.2.is_none())]
+        .iter()
+        .filter(|(_, m)| *m)
+        .map(|(n, _)| *n)
+        .collect()
+}
+
+/// What the compositor lacks of what input needs (empty: nothing), asked
+/// on a connection of its own (for `permissions`).
+pub fn lacking(deadline: Instant) -> Result<Vec<&'static str>> {
+    let mut conn = Conn::connect(Code::ActionFailed)?;
+    Ok(missing(globals(&mut conn, deadline)?))
+}
+
 impl Devices {
     /// Bind the seat and the two managers, create both devices and give the
     /// keyboard its first keymap (a key before any keymap is a protocol
     /// error); one round trip checks the compositor took it all.
     pub fn create(deadline: Instant) -> Result<Devices> {
         let mut conn = Conn::connect(Code::ActionFailed)?;
-        conn.send(&words(DISPLAY, 1, &[REGISTRY]))?;
-        let (mut seat, mut kbd, mut ptr) = (None, None, None);
-        conn.roundtrip(3, deadline, |e| {
-            if e.object == REGISTRY && e.opcode == 0 {
-                let mut a = Args(&e.args);
-                let (name, interface, _version) = (a.u32()?, a.string()?, a.u32()?);
-                match interface.as_str() {
-                    "wl_seat" if seat.is_none() => seat = Some(name),
-                    "zwp_virtual_keyboard_manager_v1" => kbd = Some(name),
-                    "zwlr_virtual_pointer_manager_v1" => ptr = Some(name),
-                    _ => {}
-                }
+        let (seat, kbd, ptr) = match globals(&mut conn, deadline)? {
+            (Some(s), Some(k), Some(p)) => (s, k, p),
+            g => {
+                return Err(Error::new(Code::ActionUnsupported, format!("the compositor lacks {}", missing(g).join(", "))).with("reason", "no-virtual-input"));
             }
-            Ok(())
-        })?;
-        let (Some(seat), Some(kbd), Some(ptr)) = (seat, kbd, ptr) else {
-            let missing: Vec<&str> = [("wl_seat", seat.is_none()), ("zwp_virtual_keyboard_manager_v1", kbd.is_none()), ("zwlr_virtual_pointer_manager_v1", ptr.is_none())]
-                .iter()
-                .filter(|(_, m)| *m)
-                .map(|(n, _)| *n)
-                .collect();
-            return Err(Error::new(Code::ActionUnsupported, format!("the compositor lacks {}", missing.join(", "))).with("reason", "no-virtual-input"));
         };
         let mut m = bind(REGISTRY, seat, "wl_seat", 1, SEAT);
         m.extend(bind(REGISTRY, kbd, "zwp_virtual_keyboard_manager_v1", 1, KEYBOARD_MANAGER));
@@ -107,8 +127,7 @@ impl Devices {
         m.extend(words(POINTER_MANAGER, 0, &[SEAT, POINTER]));
         conn.send(&m)?;
         let mut d = Devices { conn, next_id: FIRST_FREE, keymap: Keymap::default(), mods_sent: 0, created: Instant::now() };
-        d.keymap.ensure(&[0xffe1, 0xffe3, 0xffe9, 0xffeb], &[]);
-        d.upload_keymap()?;
+        d.upload_keymap()?; // the base keys (keymap::base)
         d.sync(deadline)?;
         d.created = Instant::now();
         Ok(d)

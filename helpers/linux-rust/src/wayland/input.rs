@@ -42,6 +42,9 @@ const ACTIVATE_WAIT: Duration = Duration::from_millis(1000);
 /// release as a click rather than one burst (x11/input.rs CLICK_HOLD).
 const CLICK_HOLD: Duration = Duration::from_millis(12);
 
+/// How long keys wait after a new keymap was sent (see `Session::map`).
+const KEYMAP_SETTLE: Duration = Duration::from_millis(30);
+
 /// How long a keyboard step after a click waits for sway to move the focus
 /// to the clicked view (sway does so as it handles the press).
 const SETTLE_FOCUS: Duration = Duration::from_millis(200);
@@ -127,6 +130,15 @@ impl Session<'_> {
         if self.dev.keymap.changed() {
             self.dev.upload_keymap()?;
             self.dev.resend_modifiers(self.mods())?;
+            // Clients then rebuild what they derive from the keymap: the
+            // compositor has it all, then a moment, as X11 gives after a
+            // remap. (GTK 3's key bindings missed a named key sent right
+            // behind the keymap adding it: the common named keys are in the
+            // base keymap, keymap::base, and never come this way.)
+            self.dev.sync(self.deadline)?;
+            if !sleep_until(Instant::now() + KEYMAP_SETTLE, self.cancelled) {
+                return Err(cancelled_error("cancelled while the keymap changed".into()));
+            }
         }
         Ok(())
     }

@@ -48,13 +48,37 @@ fn mod_name(mask: u32) -> &'static str {
     }
 }
 
+/// Keys every keymap has from the start: the modifiers, printable ASCII and
+/// the named keys of x11/keys.rs's aliases with F1-F12. Clients get them
+/// with the devices' first keymap, so they never wait on a new one: GTK 3
+/// types a character a new keymap brings at once, but its key bindings
+/// (Home, BackSpace, ...) missed a key that arrived together with the
+/// keymap adding it, seen live on sway 1.7.
+pub fn base() -> Vec<u32> {
+    let mut v = vec![0xffe1, 0xffe3, 0xffe9, 0xffeb];
+    v.extend(0x20..=0x7e);
+    v.extend([0xff0d, 0xff08, 0xff09, 0xff1b, 0xffff, 0xff63, 0xff50, 0xff57, 0xff55, 0xff56, 0xff52, 0xff54, 0xff51, 0xff53, 0xff67, 0xffe5, 0xff7f, 0xff61, 0xff13, 0xff14]);
+    v.extend(0xffbe..=0xffc9);
+    v
+}
+
 /// keysym -> keycode assignments and whether they changed since the last
 /// upload.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Keymap {
     by_sym: BTreeMap<u32, u32>,
     /// The keymap clients have (None: never uploaded).
     uploaded: Option<BTreeMap<u32, u32>>,
+}
+
+impl Default for Keymap {
+    /// The base keys (`base`), not yet uploaded.
+    fn default() -> Keymap {
+        let mut k = Keymap { by_sym: BTreeMap::new(), uploaded: None };
+        let b = base();
+        k.ensure(&b, &[]);
+        k
+    }
 }
 
 impl Keymap {
@@ -76,7 +100,8 @@ impl Keymap {
         }
         let capacity = (LAST - FIRST + 1) as usize;
         if self.by_sym.len() + missing.len() > capacity {
-            self.by_sym.retain(|k, _| need.contains(k) || keep.contains(k) || modifier_mask(*k) != 0);
+            let base = base();
+            self.by_sym.retain(|k, _| need.contains(k) || keep.contains(k) || base.contains(k));
         }
         for ks in missing {
             let used: std::collections::BTreeSet<u32> = self.by_sym.values().copied().collect();
@@ -126,17 +151,17 @@ mod tests {
     #[test]
     fn every_keysym_gets_a_key_and_keeps_it() {
         let mut k = Keymap::default();
-        assert!(k.ensure(&[0xffe1, 0x61, 0x100_03a9], &[]));
-        let a = k.keycode(0x61).unwrap();
+        assert!(k.changed(), "the base keys are not uploaded yet");
+        k.mark_uploaded();
+        assert!(k.ensure(&[0xffe1, 0x61, 0xff50], &[]));
+        assert!(!k.changed(), "base keys: no upload");
+        assert!(k.ensure(&[0x100_03a9], &[]));
+        let omega = k.keycode(0x100_03a9).unwrap();
         assert!(k.changed());
         k.mark_uploaded();
-        assert!(!k.changed());
-        assert!(k.ensure(&[0x61], &[]));
-        assert!(!k.changed(), "nothing new: no upload");
-        assert!(k.ensure(&[0x62], &[]));
-        assert!(k.changed());
-        assert_eq!(k.keycode(0x61), Some(a));
-        let codes: std::collections::BTreeSet<u32> = [0xffe1, 0x61, 0x100_03a9, 0x62].iter().map(|s| k.keycode(*s).unwrap()).collect();
+        assert!(k.ensure(&[0x100_2713], &[]));
+        assert_eq!(k.keycode(0x100_03a9), Some(omega));
+        let codes: std::collections::BTreeSet<u32> = [0xffe1, 0x61, 0x100_03a9, 0x100_2713].iter().map(|s| k.keycode(*s).unwrap()).collect();
         assert_eq!(codes.len(), 4);
         assert!(codes.iter().all(|c| (FIRST..=LAST).contains(c)));
     }
@@ -144,11 +169,13 @@ mod tests {
     #[test]
     fn full_maps_drop_what_is_not_needed() {
         let mut k = Keymap::default();
-        let many: Vec<u32> = (0x100_0100..0x100_0100 + 247).collect();
+        let room = 247 - base().len() as u32;
+        let many: Vec<u32> = (0x100_0100..0x100_0100 + room).collect();
         assert!(k.ensure(&many, &[]));
         let held = many[5];
-        assert!(k.ensure(&[0x41, 0x42], &[held]));
-        assert!(k.keycode(0x41).is_some() && k.keycode(0x42).is_some() && k.keycode(held).is_some());
+        assert!(k.ensure(&[0x100_0041, 0x100_0042], &[held]));
+        assert!(k.keycode(0x100_0041).is_some() && k.keycode(0x100_0042).is_some() && k.keycode(held).is_some());
+        assert!(k.keycode(0xff50).is_some(), "the base keys stay");
         assert!(k.keycode(many[6]).is_none(), "dropped");
         let too_many: Vec<u32> = (0x100_1000..0x100_1000 + 300).collect();
         assert!(!k.ensure(&too_many, &[]));
@@ -157,7 +184,7 @@ mod tests {
     #[test]
     fn the_text_has_keys_symbols_and_modifier_maps() {
         let mut k = Keymap::default();
-        k.ensure(&[0xffe3, 0x41, 0x100_2713], &[]);
+        k.ensure(&[0x100_2713], &[]);
         let t = k.text();
         let (c, a, check) = (k.keycode(0xffe3).unwrap(), k.keycode(0x41).unwrap(), k.keycode(0x100_2713).unwrap());
         assert!(t.contains(&format!("<K{c}> = {c};")));
