@@ -324,6 +324,25 @@ describeWayland("Wayland input: the helper's virtual keyboard and pointer on swa
     expect(inputs(other, from[1])).toEqual([]);
   });
 
+  it("a step that panics (a bug) still releases what the op held, and the helper goes on", async () => {
+    await focus(target);
+    // The helper's debug switch: a deliberate panic before step 2.
+    const s = new Supervisor({ path: HELPER, env: desktopEnv(desktop, { DECKHAND_DEBUG_PANIC_AT_STEP: "2" }) });
+    sups.push(s);
+    await s.start();
+    const from = [mark(target), mark(other)] as const;
+    const e = await refused(s, { steps: [{ kind: "key", key: "ctrl", down: true }, { kind: "key", key: "x", down: true }, { kind: "tap", keys: ["y"], repeat: 1 }], focus: focusGuard(target) });
+    expect(e).toBeDefined();
+    await waitUntil("the releases", 5000, () => inputs(target, from[0]).filter((x) => x.ev === "key_release").length === 2);
+    expect(inputs(target, from[0]).map((x) => `${x.ev}:${x.keyval}`)).toEqual(["key_press:Control_L", "key_press:x", "key_release:x", "key_release:Control_L"]);
+    // The same helper types on (its devices survived the panic), without a modifier left on.
+    const next = mark(target);
+    await input(s, { steps: [{ kind: "tap", keys: ["q"], repeat: 1 }] });
+    await waitUntil("q", 5000, () => inputs(target, next).some((x) => x.ev === "key_press"));
+    expect(inputs(target, next).find((x) => x.ev === "key_press")).toMatchObject({ keyval: "q", mods: [] });
+    expect(inputs(other, from[1])).toEqual([]);
+  });
+
   it("through deckhand serve --allow-foreground: type-text, press-key, hotkey, click, drag and scroll", async () => {
     await focus(target);
     const fg = new Serve(desktop, { stateDir, args: ["--allow-foreground"] });
