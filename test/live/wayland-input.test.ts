@@ -144,8 +144,12 @@ describeWayland("Wayland input: the helper's virtual keyboard and pointer on swa
   const focusGuard = (a: App, activate = false) => ({ window_id: a.con, pid: a.pid, activate });
   const pointerGuard = (a: App) => ({ pid: a.pid, windows: [a.con] });
 
-  async function input(s: Supervisor, args: { steps: InputStep[]; focus?: unknown; pointer_guard?: unknown; restore_pointer?: boolean }): Promise<any> {
-    return s.request("input", { restore_pointer: false, ...args } as never, { deadlineMs: 10_000 });
+  async function input(
+    s: Supervisor,
+    args: { steps: InputStep[]; focus?: unknown; pointer_guard?: unknown; restore_pointer?: boolean },
+    opts: { deadlineMs?: number; signal?: AbortSignal } = {},
+  ): Promise<any> {
+    return s.request("input", { restore_pointer: false, ...args } as never, { deadlineMs: 10_000, ...opts });
   }
 
   async function refused(s: Supervisor, args: Parameters<typeof input>[1]): Promise<DeckhandError & { details: any; receipt?: any }> {
@@ -321,6 +325,48 @@ describeWayland("Wayland input: the helper's virtual keyboard and pointer on swa
     await input(sup, { steps: [{ kind: "tap", keys: ["b"], repeat: 1 }], focus: focusGuard(target) });
     await waitUntil("b", 5000, () => inputs(target, next).some((x) => x.ev === "key_press"));
     expect(inputs(target, next).find((x) => x.ev === "key_press")).toMatchObject({ keyval: "b", mods: [] });
+    expect(inputs(other, from[1])).toEqual([]);
+  });
+
+  it("a held button and key are released when the deadline passes, and when the request is cancelled", async () => {
+    await focus(target);
+    const from = [mark(target), mark(other)] as const;
+    const p = await at(target, 200, 250);
+    const hold: InputStep[] = [
+      { kind: "move", x: p.x, y: p.y },
+      { kind: "key", key: "shift", down: true },
+      { kind: "button", button: "left", down: true },
+      { kind: "wait", ms: 600 },
+      { kind: "wait", ms: 600 },
+      { kind: "wait", ms: 600 },
+      { kind: "button", button: "left", down: false },
+    ];
+    const late = await input(sup, { steps: hold, focus: focusGuard(target), pointer_guard: pointerGuard(target) }, { deadlineMs: 1000 }).then(
+      () => undefined,
+      (err) => err,
+    );
+    expect(late?.code).toBe("TIMEOUT");
+    await waitUntil("the button and Shift released", 5000, () => inputs(target, from[0]).filter((x) => x.ev.endsWith("release")).length === 2);
+    expect(inputs(target, from[0]).filter((x) => x.ev !== "motion").map((x) => `${x.ev}:${x.keyval ?? x.button}`)).toEqual([
+      "key_press:Shift_L",
+      "button_press:1",
+      "key_release:Shift_L",
+      "button_release:1",
+    ]);
+    // Cancelled while holding (a serve `cancel` reaches the helper this way): released at once.
+    const mid = mark(target);
+    const abort = new AbortController();
+    const running = input(sup, { steps: [...hold.slice(0, 3), { kind: "wait", ms: 8000 }, hold[6]!], focus: focusGuard(target), pointer_guard: pointerGuard(target) }, { signal: abort.signal }).then(
+      () => undefined,
+      (err) => err,
+    );
+    await waitUntil("the press", 5000, () => inputs(target, mid).some((x) => x.ev === "button_press"));
+    const t0 = performance.now();
+    abort.abort();
+    await running;
+    await waitUntil("the releases after the cancel", 5000, () => inputs(target, mid).filter((x) => x.ev.endsWith("release")).length === 2);
+    expect(performance.now() - t0).toBeLessThan(4000); // not the 8 s wait
+    expect(inputs(target, mid).filter((x) => x.ev !== "motion").map((x) => x.ev)).toEqual(["key_press", "button_press", "key_release", "button_release"]);
     expect(inputs(other, from[1])).toEqual([]);
   });
 

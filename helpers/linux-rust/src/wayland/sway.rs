@@ -230,6 +230,8 @@ mod tests {
         let demo = v.iter().find(|v| v.con_id == 5).unwrap();
         // Title bar above rect; a 2-pixel border on the left: content at (2, 25).
         assert_eq!(demo.bounds, Rect::new(2, 25, 1276, 773));
+        // The frame the pointer guard hit-tests: the title bar (deco_rect's 25 pixels) above rect.
+        assert_eq!(demo.frame, Rect::new(0, 0, 1280, 800));
         assert_eq!((demo.pid, demo.title.as_str(), demo.app_id.as_deref(), demo.shell.as_str()), (Some(21191), "Application Class", Some("gtk3-demo"), "xdg_shell"));
         let wf = v.iter().find(|v| v.con_id == 6).unwrap();
         assert_eq!(wf.bounds, Rect::new(100, 150, 1415, 732));
