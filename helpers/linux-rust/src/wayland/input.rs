@@ -222,7 +222,7 @@ impl Session<'_> {
         match POINTER_AT.with(|p| *p.borrow()) {
             Some((x, y)) => self.check_point(x, y),
             None => Err(Error::new(Code::PolicyDenied, "the pointer's position is unknown (Wayland lets no client read it, and this helper has not moved it): give the event a point")
-                .with("reason", "point-outside-target")),
+                .with("reason", "pointer-position-unknown")),
         }
     }
 

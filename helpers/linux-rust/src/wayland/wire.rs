@@ -37,7 +37,7 @@ pub fn put_str(out: &mut Vec<u8>, s: &str) {
     put_u32(out, s.len() as u32 + 1);
     out.extend_from_slice(s.as_bytes());
     out.push(0);
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push(0);
     }
 }
