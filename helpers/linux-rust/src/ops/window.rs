@@ -118,22 +118,17 @@ pub fn of_app(ctx: &Ctx, pid: u32) -> Result<Vec<Target>> {
 }
 
 /// The shown top-level window at a screen point, the topmost: X11's own
-/// hit test, or the topmost shown sway view whose content holds the point
+/// hit test, or the topmost shown sway view whose frame holds the point (the
+/// pointer guard's own test, `wayland::guard::topmost_at`)
 /// (an Xwayland view too: Ok(Err(refusal)) says it is there but has no route).
 pub fn at_point(ctx: &Ctx, x: i32, y: i32) -> Result<Option<std::result::Result<Target, (Option<u32>, u32)>>> {
     match sway_socket()? {
         None => Ok(ctx.with_x(|c| windows::window_at(c, x, y))?.map(|info| Ok(Target { info, content: None }))),
         Some(sock) => {
             let views = sway::list(&sock)?;
-            Ok(topmost_at(&views, x, y).map(|v| of_view(v).map_err(|_| (v.pid, v.con_id))))
+            Ok(crate::wayland::guard::topmost_at(&views, x, y).map(|v| of_view(v).map_err(|_| (v.pid, v.con_id))))
         }
     }
-}
-
-/// The topmost shown view whose content holds the point (`sway::views`
-/// lists them bottom first).
-pub fn topmost_at(views: &[sway::View], x: i32, y: i32) -> Option<&sway::View> {
-    views.iter().rev().find(|v| v.visible && !v.scratchpad && v.bounds.contains(x, y))
 }
 
 #[cfg(test)]
@@ -149,6 +144,7 @@ mod tests {
             shell: shell.into(),
             x11_window: None,
             bounds,
+            frame: bounds,
             focused: false,
             visible: true,
             scratchpad: false,
@@ -164,12 +160,12 @@ mod tests {
         let tiled = view(2, Rect::new(2, 25, 1276, 773), false, "xdg_shell");
         let floating = view(3, Rect::new(100, 150, 400, 300), true, "xdg_shell");
         let views = [hidden, tiled, floating];
-        assert_eq!(topmost_at(&views, 150, 200).map(|v| v.con_id), Some(3));
-        assert_eq!(topmost_at(&views, 50, 50).map(|v| v.con_id), Some(2));
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 150, 200).map(|v| v.con_id), Some(3));
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 50, 50).map(|v| v.con_id), Some(2));
         // sway's title bar above the tiled view's content: no view.
-        assert_eq!(topmost_at(&views, 50, 10).map(|v| v.con_id), None);
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 50, 10).map(|v| v.con_id), None);
         // The right and bottom edges are outside.
-        assert_eq!(topmost_at(&views, 500, 200).map(|v| v.con_id), Some(2));
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 500, 200).map(|v| v.con_id), Some(2));
     }
 
     #[test]
