@@ -10,6 +10,7 @@ pub mod input;
 pub mod keymap;
 pub mod screencopy;
 pub mod sway;
+pub mod window_ops;
 pub mod wire;
 
 use crate::wire::messages::Rect;

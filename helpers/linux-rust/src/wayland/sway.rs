@@ -159,14 +159,6 @@ fn view_of(n: &Value, floating: bool, scratchpad: bool) -> Option<View> {
     })
 }
 
-/// Run sway commands; Ok(whether every one succeeded, the first error).
-pub fn command(path: &str, cmd: &str) -> Result<(bool, Option<String>)> {
-    let v = request(path, RUN_COMMAND, cmd)?;
-    let all = v.as_array().cloned().unwrap_or_default();
-    let failed = all.iter().find(|r| !r["success"].as_bool().unwrap_or(false));
-    Ok((failed.is_none(), failed.and_then(|r| r["error"].as_str().map(String::from))))
-}
-
 /// The views now, bottom first.
 pub fn list(path: &str) -> Result<Vec<View>> {
     Ok(views(&request(path, GET_TREE, "")?))
@@ -184,6 +176,22 @@ pub fn view(path: &str, con_id: u32) -> Result<View> {
         .into_iter()
         .find(|v| v.con_id == con_id)
         .ok_or_else(|| Error::new(Code::WindowNotFound, format!("sway has no view with container id {con_id}")).with("window_id", con_id))
+}
+
+/// Run one sway command (sway(5)); its reply's first entry must say
+/// success, else ACTION_FAILED with sway's own error.
+pub fn command(path: &str, cmd: &str) -> Result<()> {
+    command_reply(&request(path, RUN_COMMAND, cmd)?, cmd)
+}
+
+/// A RUN_COMMAND reply (an array, one entry per command) as a result.
+fn command_reply(v: &Value, cmd: &str) -> Result<()> {
+    let first = v.as_array().and_then(|a| a.first()).cloned().unwrap_or(Value::Null);
+    if first["success"].as_bool() == Some(true) {
+        return Ok(());
+    }
+    let why = first["error"].as_str().unwrap_or("no reply").to_string();
+    Err(Error::new(Code::ActionFailed, format!("sway refused {cmd:?}: {why}")).with("sway_error", why))
 }
 
 #[cfg(test)]
@@ -247,6 +255,16 @@ mod tests {
         assert!(hidden.scratchpad && !hidden.visible);
         let other_ws = v.iter().find(|v| v.con_id == 10).unwrap();
         assert!(!other_ws.scratchpad && !other_ws.visible);
+    }
+
+    /// RUN_COMMAND replies as sway-ipc(7) gives them: one object per command.
+    #[test]
+    fn command_replies() {
+        assert!(command_reply(&serde_json::json!([{"success": true}]), "[con_id=5] focus").is_ok());
+        let e = command_reply(&serde_json::json!([{"success": false, "parse_error": false, "error": "No matching node."}]), "[con_id=99] kill").unwrap_err();
+        assert_eq!(e.code, Code::ActionFailed);
+        assert!(e.message.contains("No matching node.") && e.message.contains("[con_id=99] kill"), "{}", e.message);
+        assert!(command_reply(&serde_json::json!([]), "focus").is_err());
     }
 
     #[test]
