@@ -218,13 +218,15 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     const r = await bg.ok("click", { app: `pid:${app.a.pid}`, x: at.x, y: at.y });
     expect(r).toMatchObject({ performed: true, route: "accessibility", nativeAction: "click" });
     await logged(app.a.log, a0, "OK clicked at a point", (l) => l.event === "clicked" && l.control === "OK");
-    // A point over b's view, and one over sway's title bar (no view): refused, nothing sent.
+    // A point over b's view: refused, nothing sent. One on a's own title bar
+    // (sway's decoration: a's frame, no element there) needs the pointer.
     const bv = content((await view(app.b.pid))!);
-    for (const p of [centre(bv), { x: at.x, y: 5 }]) {
-      const refused = await bg.request("click", { app: `pid:${app.a.pid}`, x: p.x, y: p.y });
-      expect(refused.ok, JSON.stringify(p)).toBe(false);
-      expect(refused.error).toMatchObject({ code: "POLICY_DENIED", details: { reason: "point-outside-target", delivery: "not_dispatched" } });
-    }
+    const refused = await bg.request("click", { app: `pid:${app.a.pid}`, x: bv.x + Math.floor(bv.width / 2), y: bv.y + Math.floor(bv.height / 2) });
+    expect(refused.ok).toBe(false);
+    expect(refused.error).toMatchObject({ code: "POLICY_DENIED", details: { reason: "point-outside-target", delivery: "not_dispatched" } });
+    const titleBar = await bg.request("click", { app: `pid:${app.a.pid}`, x: at.x, y: 5 });
+    expect(titleBar.ok).toBe(false);
+    expect(titleBar.error).toMatchObject({ code: "FOREGROUND_REQUIRED" });
     await new Promise((r) => setTimeout(r, 300));
     expect(readLog(app.a.log).slice(a0).filter((l) => l.event === "clicked")).toHaveLength(1);
     bUntouched(b0);
@@ -239,8 +241,10 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     const bv = content((await view(app.b.pid))!);
     const onB = (await helper.request("hit_test", centre(bv))).result;
     expect(onB).toMatchObject({ pid: app.b.pid, window_id: app.b.view });
-    const none = (await helper.request("hit_test", { x: 10, y: 5 })).result;
-    expect(none).toEqual({ pid: null, window_id: null, node: null });
+    // Sway's title bar is the view's frame: the view, no node.
+    const onTitle = (await helper.request("hit_test", { x: 10, y: 5 })).result;
+    const left = (await view(app.a.pid))!.rect.x <= 10 ? app.a : app.b;
+    expect(onTitle).toEqual({ pid: left.pid, window_id: left.view, node: null });
     // A floating window with GTK's client-side shadow (surface origin != content origin).
     await swaymsg(desktop.env, "command", "workspace 2");
     try {

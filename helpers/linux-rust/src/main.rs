@@ -191,7 +191,31 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         ),
         // ---- end element routes
         k if k.starts_with("screenshot") => not_yet("wlr-screencopy capture (screenshot.scale, screenshot.formats, screenshot.popups: the X11 path's steps after capture are not run live on Wayland yet)"),
-        k if k.starts_with("input.") || k == "point_click" || k == "clipboard.paste" => not_yet("virtual keyboard / virtual pointer input"),
+        "input.keyboard" if sway => live(
+            "the helper's own virtual keyboard (zwp_virtual_keyboard_v1, kept for the helper's life) with a keymap it generates: one key per keysym the \
+             input needs (any Unicode character or key name, whatever the layout), Shift/Control/Alt/Super with their modifier_map, the modifier state sent \
+             with each change; the helper's first input waits 500 ms once for the apps to bind the new keyboard. Held keys released on every exit. Run live on \
+             sway 1.7 (GTK 3, native Wayland) by test/live/wayland-input.test.ts",
+        ),
+        "input.pointer" if sway => live(
+            "the helper's own virtual pointer (zwlr_virtual_pointer_v1): absolute motion over the output layout (sway get_outputs), buttons held 12 ms \
+             per click (Wayland shows no client's reading of a press), wheel notches (axis_discrete). The pointer is never put back: Wayland lets no client \
+             read its position (sway 1.7's IPC neither), so a moved pointer is reported pointer_restored false. Run live on sway 1.7 (GTK 3) by \
+             test/live/wayland-input.test.ts",
+        ),
+        "input.focus_guard" if sway => live(
+            "sway IPC get_tree: the focused view must be the target's container before each key down, tap and 8-character chunk (a dialog of the \
+             target is refused: sway's IPC has no xdg_toplevel parent); activation by `[con_id=N] focus`, read back until focused. Run live on sway 1.7 \
+             by test/live/wayland-input.test.ts",
+        ),
+        "input.pointer_guard" if sway => live(
+            "sway IPC get_tree: the topmost shown view whose frame (content, borders, title bar) holds the point (fullscreen, then floating in sway's \
+             order, then tiled) must be one of the target's before every motion, press, release and scroll notch; a point on no view is refused. Popups \
+             and layer-shell surfaces are not in sway's tree: a point over one is judged by the view below. Run live on sway 1.7 by \
+             test/live/wayland-input.test.ts",
+        ),
+        k if k.starts_with("input.") => no(format!("Wayland: {}", if missing.is_empty() { "not supported".into() } else { format!("input needs sway: {missing}") })),
+        "point_click" | "clipboard.paste" => not_yet("point_click needs the element routes' screen coordinates; clipboard.paste the Wayland clipboard"),
         k if k.starts_with("action.") || k == "hit_test" || k == "menu_tree" || k == "menu_close" || k == "focused_element" => {
             not_yet("the window's frame and screen coordinates for this op (get_tree has them; the element routes do not yet)")
         }
@@ -460,7 +484,11 @@ mod tests {
         }
         assert!(capability_wayland("screenshot", &sway, true).supported && !capability_wayland("screenshot", &other, true).supported);
         assert!(!capability_wayland("screenshot.occluded", &sway, true).supported);
-        for k in ["input.keyboard", "input.pointer", "input.focus_guard", "point_click", "clipboard.get"] {
+        for k in ["input.keyboard", "input.pointer", "input.focus_guard", "input.pointer_guard"] {
+            assert!(capability_wayland(k, &sway, true).supported, "{k} with sway");
+            assert!(!capability_wayland(k, &other, true).supported, "{k} without sway");
+        }
+        for k in ["point_click", "clipboard.get", "clipboard.paste"] {
             let c = capability_wayland(k, &sway, true);
             assert!(!c.supported, "{k} is not implemented on Wayland");
             assert!(c.note.unwrap().contains("issue 19"), "{k}");

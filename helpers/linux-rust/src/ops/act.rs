@@ -256,6 +256,16 @@ pub async fn run_input(
         }
         super::INPUT_BUSY.store(true, Ordering::Relaxed);
         let _busy = Busy;
+        // ---- issue 19: on sway, the helper's virtual keyboard and pointer
+        // (they live on this thread); other Wayland compositors: refused.
+        match crate::wayland::backend() {
+            crate::wayland::Backend::Sway { socket } => return Ok(crate::wayland::input::run(socket, &steps, focus, pointer_guard, deadline, &stop)),
+            crate::wayland::Backend::Wayland { missing } => {
+                return Err(Error::new(Code::ActionUnsupported, format!("input on Wayland needs sway: {missing}")).with("reason", "wayland-backend"))
+            }
+            crate::wayland::Backend::X11 => {}
+        }
+        // ---- end Wayland
         if conn.is_none() {
             *conn = Some(X::connect()?);
         }

@@ -235,8 +235,8 @@ pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsRe
 
 // ---- issue 19: Wayland (sway)
 /// The Wayland backend's checks: the compositor (sway's IPC answering
-/// stands for the display), then input and capture, which this helper does
-/// not do on Wayland yet.
+/// stands for the display), input (the virtual devices' globals) and
+/// capture (what wlr-screencopy cannot do).
 fn wayland_checks() -> Vec<PermissionCheck> {
     let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
     let compositor = match wayland::backend() {
@@ -247,10 +247,19 @@ fn wayland_checks() -> Vec<PermissionCheck> {
         Backend::Wayland { missing } => check("wayland_compositor", Some(false), format!("WAYLAND_DISPLAY={display}: {missing}"), "run under sway with SWAYSOCK set (other compositors: not supported yet)"),
         Backend::X11 => unreachable!("wayland_checks on the X11 backend"),
     };
-    let not_yet = "not implemented by this helper on Wayland yet (issue 19)";
+    // ---- issue 19 input: the globals the virtual devices need, asked of the compositor.
+    let devices = "virtual keyboard and pointer (zwp_virtual_keyboard_manager_v1, zwlr_virtual_pointer_manager_v1)";
+    let input = match wayland::backend() {
+        Backend::Sway { .. } => match wayland::devices::lacking(Instant::now() + std::time::Duration::from_millis(1000)) {
+            Ok(l) if l.is_empty() => check("wayland_input", Some(true), format!("{devices}: offered by the compositor"), ""),
+            Ok(l) => check("wayland_input", Some(false), format!("{devices}: the compositor lacks {}", l.join(", ")), "run sway (wlroots) as the session's compositor"),
+            Err(e) => check("wayland_input", Some(false), format!("{devices}: the compositor's registry did not answer: {}", e.message), "check WAYLAND_DISPLAY"),
+        },
+        _ => check("wayland_input", Some(false), format!("{devices}: input on Wayland needs sway's IPC for its guards"), "run under sway with SWAYSOCK set"),
+    };
     vec![
         compositor,
-        check("wayland_input", Some(false), format!("virtual keyboard and pointer (zwp_virtual_keyboard_v1, zwlr_virtual_pointer_v1): {not_yet}"), "use an X11 session for input (deckhand desktop start without --wayland)"),
+        input,
         check(
             "wayland_capture",
             Some(false),

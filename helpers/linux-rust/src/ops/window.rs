@@ -129,24 +129,20 @@ pub enum At {
 }
 
 /// The shown top-level window at a screen point, the topmost: X11's own
-/// hit test, or the topmost shown sway view whose content holds the point.
+/// hit test, or the topmost shown sway view whose frame holds the point (the
+/// pointer guard's own test, `wayland::guard::topmost_at`: sway's title bar
+/// and borders are its view's).
 pub fn at_point(ctx: &Ctx, x: i32, y: i32) -> Result<At> {
     match sway_socket()? {
         None => Ok(ctx.with_x(|c| windows::window_at(c, x, y))?.map_or(At::Nothing, |info| At::Window(Target { info, content: None }))),
         Some(sock) => {
             let views = sway::list(&sock)?;
-            Ok(match topmost_at(&views, x, y) {
+            Ok(match crate::wayland::guard::topmost_at(&views, x, y) {
                 None => At::Nothing,
                 Some(v) => of_view(v).map_or(At::Unrouted { pid: v.pid, window_id: v.con_id }, At::Window),
             })
         }
     }
-}
-
-/// The topmost shown view whose content holds the point (`sway::views`
-/// lists them bottom first).
-pub fn topmost_at(views: &[sway::View], x: i32, y: i32) -> Option<&sway::View> {
-    views.iter().rev().find(|v| v.visible && !v.scratchpad && v.bounds.contains(x, y))
 }
 
 #[cfg(test)]
@@ -162,6 +158,7 @@ mod tests {
             shell: shell.into(),
             x11_window: None,
             bounds,
+            frame: bounds,
             focused: false,
             visible: true,
             scratchpad: false,
@@ -177,12 +174,12 @@ mod tests {
         let tiled = view(2, Rect::new(2, 25, 1276, 773), false, "xdg_shell");
         let floating = view(3, Rect::new(100, 150, 400, 300), true, "xdg_shell");
         let views = [hidden, tiled, floating];
-        assert_eq!(topmost_at(&views, 150, 200).map(|v| v.con_id), Some(3));
-        assert_eq!(topmost_at(&views, 50, 50).map(|v| v.con_id), Some(2));
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 150, 200).map(|v| v.con_id), Some(3));
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 50, 50).map(|v| v.con_id), Some(2));
         // sway's title bar above the tiled view's content: no view.
-        assert_eq!(topmost_at(&views, 50, 10).map(|v| v.con_id), None);
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 50, 10).map(|v| v.con_id), None);
         // The right and bottom edges are outside.
-        assert_eq!(topmost_at(&views, 500, 200).map(|v| v.con_id), Some(2));
+        assert_eq!(crate::wayland::guard::topmost_at(&views, 500, 200).map(|v| v.con_id), Some(2));
     }
 
     #[test]
