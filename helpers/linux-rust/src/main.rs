@@ -174,7 +174,8 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
             capability(k, None, session_bus).note.unwrap_or_default()
         )),
         "hit_test" if sway => live(
-            "the topmost shown sway view whose content holds the point (none: pid and window null; an Xwayland view: its pid and window, no node), \
+            "the topmost shown sway view whose frame holds the point, the pointer guard's test (none: pid and window null; an Xwayland view or sway's \
+             title bar: its pid and window, no node), \
              then GetAccessibleAtPoint descended in the app's surface coordinates (the point less the surface origin), the node's bounds moved back \
              to the screen; no node while the app has a menu open (an xdg_popup, not in sway's tree: the point may be on it). Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",
         ),
