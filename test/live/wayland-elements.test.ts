@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startDesktop, type Desktop } from "../../src/desktop/index.ts";
 import { Supervisor } from "../../src/helpers/supervisor.ts";
+import { PRESS_ACTIONS, PRESS_ROLES } from "../../src/wire/vocabulary.ts";
 import { element, HELPER, newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { desktopEnv, SYSTEM_PYTHON, waitUntil } from "./harness.ts";
 import { asDesktopUser, describeWayland, launchAsUser, swaymsg, swayViews, type SwayNode } from "./wayland.ts";
@@ -229,6 +230,30 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     expect(titleBar.error).toMatchObject({ code: "FOREGROUND_REQUIRED" });
     await new Promise((r) => setTimeout(r, 300));
     expect(readLog(app.a.log).slice(a0).filter((l) => l.event === "clicked")).toHaveLength(1);
+    bUntouched(b0);
+  });
+
+  it("point_click (the granted click in one request): a button pressed through accessibility, a list row clicked by the virtual pointer, another view refused", async () => {
+    const s = await state(app.a.pid);
+    const [a0, b0] = [n0("a"), n0("b")];
+    const args = (p: { x: number; y: number }) => ({ ...p, pid: app.a.pid, button: "left" as const, count: 1, windows: [app.a.view], press: { roles: [...PRESS_ROLES], actions: [...PRESS_ACTIONS] }, hold_words: [], expect: null, restore_pointer: true });
+    const pressed = await helper.request("point_click", args(centre(element(s, "button", "OK").bounds)));
+    expect(pressed.result).toMatchObject({ outcome: "pressed", window_id: app.a.view, node: { name: "OK" } });
+    expect(pressed.receipt).toMatchObject({ route: "accessibility", delivery: "submitted" });
+    await logged(app.a.log, a0, "OK pressed by point_click", (l) => l.event === "clicked" && l.control === "OK");
+    const row = s.snapshot.elements.find((e: any) => e.title === "Row 1" && e.bounds.height > 0);
+    expect(row, "Row 1 on the screen").toBeDefined();
+    const clicked = await helper.request("point_click", args(centre(row.bounds)));
+    expect(clicked.result).toMatchObject({ outcome: "clicked", window_id: app.a.view });
+    expect(clicked.receipt).toMatchObject({ route: "foreground_input", delivery: "submitted", cleanup: { buttons_released: true, pointer_restored: false } });
+    await logged(app.a.log, a0, "Row 1 selected by the virtual pointer", (l) => l.event === "row" && l.row === 1);
+    const bv = content((await view(app.b.pid))!);
+    const refused = await helper.request("point_click", args(centre(bv))).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(refused).toMatchObject({ code: "POLICY_DENIED", details: { reason: "point-outside-target" }, receipt: { delivery: "not_dispatched" } });
+    await new Promise((r) => setTimeout(r, 300));
     bUntouched(b0);
   });
 

@@ -807,7 +807,7 @@ pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
 
 /// Whether app `pid` has a menu open (`collection::menu_open`); an app not on
 /// the accessibility bus has none to tell of.
-async fn wayland_menu_open(ctx: &Ctx, pid: u32) -> Result<Option<bool>> {
+pub(crate) async fn wayland_menu_open(ctx: &Ctx, pid: u32) -> Result<Option<bool>> {
     let a = ctx.a11y().await?;
     match bus_of(ctx, &a, pid).await {
         Ok(bus) => collection::menu_open(&a, &bus).await,

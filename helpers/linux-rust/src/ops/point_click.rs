@@ -169,11 +169,23 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
     }
     // 1. The window at the point: the guard's own test, before anything else.
     let guard = PointerGuard { pid: a.pid, windows: a.windows.clone() };
-    let looked = ctx.with_x(|x| {
-        let hit = pointer::hit_at(x, a.x, a.y, &mut pointer::Cache::default())?;
-        let info = if hit.client != 0 { windows::window_info(x, hit.client).ok() } else { None };
-        Ok((hit, info))
-    });
+    let looked = match super::window::sway_socket() {
+        Err(e) => Err(e),
+        Ok(None) => ctx.with_x(|x| {
+            let hit = pointer::hit_at(x, a.x, a.y, &mut pointer::Cache::default())?;
+            let info = if hit.client != 0 { windows::window_info(x, hit.client).ok() } else { None };
+            Ok((hit, info.map(|info| Target { info, content: None })))
+        }),
+        // Wayland: the input pointer guard's own verdict from sway's tree
+        // (the topmost shown view's frame), then that view as a target (an
+        // Xwayland view refused: no element route reaches it).
+        Ok(Some(sock)) => crate::wayland::sway::list(&sock).and_then(|views| {
+            crate::wayland::guard::judge(&views, &guard, a.x, a.y)?;
+            let v = crate::wayland::guard::topmost_at(&views, a.x, a.y).expect("the guard found a view there");
+            let target = super::window::of_view(v)?;
+            Ok((pointer::Hit { frame: v.con_id, client: v.con_id, override_redirect: false, pid: v.pid }, Some(target)))
+        }),
+    };
     let (hit, info) = match looked {
         Ok(h) => h,
         Err(e) => return refuse(&e),
@@ -189,7 +201,10 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
     };
     // 2. The node and its chain.
     let found = match info {
-        Some(w) => match tokio::time::timeout(d, chain_at(ctx, a.pid, &Target { info: w, content: None }, a.x, a.y, AtWants { names: true, value: false })).await {
+        // An open menu on Wayland (an xdg_popup sway does not list) may lie
+        // over the point: no node then, as hit_test says (never the node beneath).
+        Some(w) if w.content.is_some() && super::observe::wayland_menu_open(ctx, a.pid).await.ok() != Some(Some(false)) => None,
+        Some(w) => match tokio::time::timeout(d, chain_at(ctx, a.pid, &w, a.x, a.y, AtWants { names: true, value: false })).await {
             Ok(Ok(f)) => f,
             Ok(Err(e)) => {
                 ctx.a11y_failed(&e);
