@@ -414,28 +414,51 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     expect(await fails(helper.request("element_action", { pid: app.a.pid, window_id: app.b.view, locator, action: "click" } as any))).toMatchObject({ code: "WINDOW_NOT_FOUND" });
   });
 
-  it("refuses an Xwayland window on every element route and window_op; hit_test names it without a node", async () => {
-    const script = "import gi\ngi.require_version('Gtk', '3.0')\nfrom gi.repository import Gtk\nw = Gtk.Window(title='wl-x11'); w.add(Gtk.Button(label='Hello')); w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()";
-    const x = launchAsUser(desktop.env, desktop.root, [SYSTEM_PYTHON, "-c", script], { DISPLAY: desktop.env.DISPLAY!, GDK_BACKEND: "x11" });
+  it("acts on an Xwayland window by X11's rules (its extents are on the screen): a click by element index, hit_test, a screenshot; close refused", async () => {
+    const clicked = join(desktop.root, "home", "xw-clicked");
+    const script = [
+      "import gi, sys",
+      "gi.require_version('Gtk', '3.0')",
+      "from gi.repository import Gtk",
+      "w = Gtk.Window(title='wl-x11'); b = Gtk.Button(label='Hello'); w.add(b)",
+      "b.connect('clicked', lambda _b: open(sys.argv[1], 'a').write('clicked\\n'))",
+      "w.connect('destroy', Gtk.main_quit); w.show_all(); Gtk.main()",
+    ].join("\n");
+    const x = launchAsUser(desktop.env, desktop.root, [SYSTEM_PYTHON, "-c", script, clicked], { DISPLAY: desktop.env.DISPLAY!, GDK_BACKEND: "x11" });
     procs.push(x);
     const v = await waitUntil("the X11 app in sway's tree", 20_000, async () => (await view(x.pid!)) ?? undefined);
     expect(v.shell).toBe("xwayland");
-    const refusal = { code: "WINDOW_NOT_FOUND", details: { reason: "xwayland-window" } };
-    const locator = { path: [0], role: "button", native_role: "push button", name: "Hello", identifier: "" };
-    const fails = (p: Promise<unknown>) => p.then((r) => ({ unexpected: r }), (e) => e);
-    expect(await fails(helper.request("element_action", { pid: x.pid!, window_id: v.id, locator, action: "click" } as any))).toMatchObject(refusal);
-    expect(await fails(helper.request("menu_tree", { pid: x.pid!, window_id: v.id, root: null, max_nodes: 50, max_depth: 3 } as any))).toMatchObject(refusal);
-    expect(await fails(helper.request("window_op", { window_id: v.id, op: "close" }))).toMatchObject(refusal);
-    expect(await view(x.pid!)).toBeTruthy();
-    // Floating in a corner, clear of a: hit_test names its window and pid, and no node.
-    await swaymsg(desktop.env, "command", `[con_id=${v.id}] floating enable, move position 0 30`);
+    // Floating in a corner, small and on the screen.
+    await swaymsg(desktop.env, "command", `[con_id=${v.id}] floating enable, resize set 300 200, move position 0 30`);
     await waitUntil("the X11 window in its corner", 10_000, async () => {
       const now = await view(x.pid!);
-      return now?.visible && now.type === "floating_con" && now.rect.x === 0;
+      return now?.visible && now.type === "floating_con" && now.rect.x === 0 && now.rect.width <= 310 ? true : undefined;
     });
-    const at = centre(content((await view(x.pid!))!));
-    const hit = (await helper.request("hit_test", at)).result;
-    expect(hit).toEqual({ pid: x.pid, window_id: v.id, node: null });
+    const box = content((await view(x.pid!))!);
+    const st = await waitUntil("the X11 app's tree", 15_000, async () => {
+      const r = await bg.request("get-app-state", { app: `pid:${x.pid}` });
+      return r.ok && r.result.snapshot.elements.some((e: any) => e.title === "Hello") ? r.result : undefined;
+    });
+    expect(st.window.windowId).toBe(v.id);
+    const hello = element(st, "button", "Hello");
+    // Screen bounds inside the view's content as sway shows it.
+    expect(hello.bounds.x).toBeGreaterThanOrEqual(box.x);
+    expect(hello.bounds.y).toBeGreaterThanOrEqual(box.y);
+    expect(hello.bounds.x + hello.bounds.width).toBeLessThanOrEqual(box.x + box.width);
+    expect(hello.bounds.y + hello.bounds.height).toBeLessThanOrEqual(box.y + box.height);
+    expect(st.screenshot).toMatchObject({ width: box.width, height: box.height });
+    const b0 = n0("b");
+    await bg.ok("click", { app: `pid:${x.pid}`, elementIndex: hello.index });
+    await waitUntil("the X11 app to log its click", 5000, async () => (existsSync(clicked) ? readFileSync(clicked, "utf8") : "") === "clicked\n" || undefined);
+    const hit = (await helper.request("hit_test", centre(hello.bounds))).result;
+    expect(hit).toMatchObject({ pid: x.pid, window_id: v.id, node: { name: "Hello" } });
+    const fails = (p: Promise<unknown>) => p.then((r) => ({ unexpected: r }), (e) => e);
+    expect(await fails(helper.request("window_op", { window_id: v.id, op: "close" }))).toMatchObject({ code: "WINDOW_NOT_FOUND", details: { reason: "xwayland-window" } });
+    expect(await view(x.pid!)).toBeTruthy();
+    bUntouched(b0);
+    // Gone before the next test, whose window it would cover.
+    process.kill(x.pid!, "SIGTERM");
+    await waitUntil("the X11 app to be gone", 10_000, async () => ((await view(x.pid!)) ? undefined : true));
   });
 
   it("writes scaled, JPEG and WebP screenshots of a Wayland window, close to its PNG", async () => {

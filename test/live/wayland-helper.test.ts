@@ -229,7 +229,7 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
     expect(await brightest(grim)).toBeGreaterThan(0.5);
   });
 
-  it("an Xwayland window is listed, and its tree refused with WINDOW_NOT_FOUND reason xwayland-window", async () => {
+  it("an Xwayland window is listed, and its tree read by X11's rules (its extents are on the screen)", async () => {
     // An accessible GTK 3 app as an X11 client of sway's Xwayland (started on demand).
     const script = [
       "import gi",
@@ -256,8 +256,15 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
     await waitUntil("the X11 app on the AT-SPI bus", 15_000, async () =>
       (await okCli(["list-apps"])).apps.some((a: { pid: number; accessible: boolean }) => a.pid === x11app.pid && a.accessible),
     );
-    const r = await cli(["get-app-state", "--app", `pid:${x11app.pid}`]);
-    expect(r.envelope.ok).toBe(false);
-    expect(r.envelope.error).toMatchObject({ code: "WINDOW_NOT_FOUND", details: { reason: "xwayland-window" } });
+    const st = await waitUntil("the X11 app's tree", 15_000, async () => {
+      const r = await cli(["get-app-state", "--app", `pid:${x11app.pid}`]);
+      return r.envelope.ok && r.envelope.result.snapshot.elements.some((e: { title: string }) => e.title === "Hello") ? r.envelope.result : undefined;
+    });
+    const now = content((await swayViews(desktop.env)).find((v) => v.pid === x11app.pid)!);
+    expect(st.window).toMatchObject({ windowId: view.id, bounds: now });
+    const hello = st.snapshot.elements.find((e: { title: string }) => e.title === "Hello");
+    expect(hello.bounds.x).toBeGreaterThanOrEqual(now.x);
+    expect(hello.bounds.y).toBeGreaterThanOrEqual(now.y);
+    expect(hello.bounds.x + hello.bounds.width).toBeLessThanOrEqual(now.x + now.width);
   });
 });

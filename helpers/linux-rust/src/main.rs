@@ -145,14 +145,15 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         ),
         "get_tree" if sway => live(
             "AT-SPI, native Wayland windows: the frame matched in the app's surface coordinates, extents moved to the screen by the surface origin \
-             (sway's content origin less the client-side shadow margins, read from the frame and its children's extents); an Xwayland window -> \
-             WINDOW_NOT_FOUND reason xwayland-window (its X11 routes are not wired yet). Run live on sway 1.7 (GTK 3) by test/live/wayland-helper.test.ts",
+             (sway's content origin less the client-side shadow margins, read from the frame and its children's extents); an Xwayland window \
+             by X11's rules (its extents are X root = sway layout coordinates at scale 1). Run live on sway 1.7 (GTK 3 native and under Xwayland) by \
+             test/live/wayland-helper.test.ts",
         ),
         "list_windows" | "get_tree" => no(format!("Wayland without a compositor window list: {missing}")),
         "screenshot" if sway => live(
             "wlr-screencopy of the window's content region of the screen (window_id 0: the output), cursor not drawn, spoken on the Wayland socket \
              (memfd wl_shm buffer); sway 1.7 has no per-window capture, so a window another shown window overlaps is refused: SCREENSHOT_FAILED \
-             reason covered (details.covering_window_id); not shown: reason not-shown; an Xwayland window: WINDOW_NOT_FOUND reason xwayland-window; \
+             reason covered (details.covering_window_id); not shown: reason not-shown; an Xwayland window's region like any view's; \
              the part off the output is left out (origin and size say what was captured). PNG. Run live on sway 1.7 by test/live/wayland-helper.test.ts",
         ),
         "screenshot.redact_secure" if sway => live(
@@ -169,15 +170,15 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         // GTK 3 has no Component.ScrollTo: not run live on either backend.
         "action.scroll_into_view" if sway => Capability { verified: "unverified".into(), ..capability(key, None, session_bus) },
         k if (k.starts_with("action.") || k == "focused_element") && sway => live(&format!(
-            "{}; the window from sway's tree (container id), its frame matched in the app's surface coordinates as get_tree does; an Xwayland window -> \
-             WINDOW_NOT_FOUND reason xwayland-window. Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",
+            "{}; the window from sway's tree (container id), its frame matched in the app's surface coordinates as get_tree does (an Xwayland window's \
+             in screen coordinates, as on X11). Run live on sway 1.7 (GTK 3 native and under Xwayland) by test/live/wayland-elements.test.ts",
             capability(k, None, session_bus).note.unwrap_or_default()
         )),
         "hit_test" if sway => live(
-            "the topmost shown sway view whose frame holds the point, the pointer guard's test (none: pid and window null; an Xwayland view or sway's \
+            "the topmost shown sway view whose frame holds the point, the pointer guard's test (none: pid and window null; sway's \
              title bar: its pid and window, no node), \
-             then GetAccessibleAtPoint descended in the app's surface coordinates (the point less the surface origin), the node's bounds moved back \
-             to the screen; no node while the app has a menu open (an xdg_popup, not in sway's tree: the point may be on it). Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",
+             then GetAccessibleAtPoint descended in the app's surface coordinates (the point less the surface origin; an Xwayland view's: the screen's), \
+             the node's bounds moved back to the screen; no node while the app has a menu open (an xdg_popup, not in sway's tree: the point may be on it). Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",
         ),
         k @ ("menu_tree" | "menu_close") if sway => live(&format!(
             "{}; on Wayland the window from sway's tree, its frame matched in the app's surface coordinates. Run live on sway 1.7 (GTK 3) by \
@@ -187,8 +188,8 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         "window_op" if sway => live(
             "sway IPC: activate `[con_id=N] focus`, the view holding sway's focus read back; restore: a scratchpad (minimized) view shown with \
              `[con_id=N] scratchpad show` (floating, current workspace) then `focus`, shown and focused read back; close `[con_id=N] kill` \
-             (xdg_toplevel.close: the app's own close, never a signal), the view's end awaited (2 s); an Xwayland view -> WINDOW_NOT_FOUND \
-             reason xwayland-window. Run live on sway 1.7 by test/live/wayland-elements.test.ts",
+             (xdg_toplevel.close: the app's own close, never a signal), the view's end awaited (2 s); closing an Xwayland view is refused: \
+             WINDOW_NOT_FOUND reason xwayland-window (sway would kill an X client without WM_DELETE_WINDOW). Run live on sway 1.7 by test/live/wayland-elements.test.ts",
         ),
         // ---- end element routes
         k if k.starts_with("screenshot") => not_yet("wlr-screencopy capture (screenshot.scale, screenshot.formats, screenshot.popups: the X11 path's steps after capture are not run live on Wayland yet)"),
@@ -217,7 +218,7 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         ),
         k if k.starts_with("input.") => no(format!("Wayland: {}", if missing.is_empty() { "not supported".into() } else { format!("input needs sway: {missing}") })),
         "point_click" if sway => live(
-            "the input pointer guard's verdict from sway's tree (the topmost shown view's frame must be one of `windows`; an Xwayland view refused), \
+            "the input pointer guard's verdict from sway's tree (the topmost shown view's frame must be one of `windows`), \
              then hit_test's descent in the app's surface coordinates (no node while the app has a menu open: its xdg_popup is not in sway's tree), \
              the hold words and `expect` as on X11; a press-like node pressed through accessibility, anything else a virtual-pointer click under the \
              guard (pointer_restored false: Wayland lets no client read the pointer). Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",

@@ -291,8 +291,10 @@ async fn surface_origin_of(a: &A11y, bus: &str, title: &str, content: Rect) -> R
     Ok(tree::surface_offset(a, bus, &frame, fe, content).await)
 }
 
-/// Secure fields of one native Wayland window, on the screen: found in the
-/// app's own coordinates (`secure_rects_for`), moved by the surface origin.
+/// Secure fields of one sway view, on the screen: a native Wayland window's
+/// found in the app's own coordinates (`secure_rects_for`), moved by the
+/// surface origin; an Xwayland window's found as on X11 (its app's
+/// coordinates are the screen's, `window::of_view`).
 async fn secure_rects_wayland(ctx: &Ctx, a: &A11y, v: &sway::View) -> Result<Vec<Rect>> {
     let Some(pid) = v.pid else { return Ok(Vec::new()) };
     let bus = match bus_of(ctx, a, pid).await {
@@ -300,6 +302,9 @@ async fn secure_rects_wayland(ctx: &Ctx, a: &A11y, v: &sway::View) -> Result<Vec
         Err(e) if e.code == Code::AppNotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    if v.shell == "xwayland" {
+        return secure_rects_for(a, Some(&bus), Some(pid), &v.title, v.bounds).await;
+    }
     let local = Rect::new(0, 0, v.bounds.width, v.bounds.height);
     let (rects, origin) = tokio::join!(secure_rects_for(a, Some(&bus), Some(pid), &v.title, local), surface_origin_of(a, &bus, &v.title, v.bounds));
     let rects = rects?;
@@ -322,15 +327,12 @@ async fn screenshot_wayland(ctx: &Ctx, sock: &str, args: ScreenshotArgs, format:
     let output = sway::outputs(sock)?.into_iter().next().ok_or_else(|| Error::new(Code::ScreenshotFailed, "sway has no active output"))?;
     let shown = |v: &&sway::View| v.visible && !v.scratchpad;
     let (area, targets): (Rect, Vec<sway::View>) = if args.window_id == 0 {
-        (output, views.iter().filter(shown).filter(|v| v.shell != "xwayland").cloned().collect())
+        (output, views.iter().filter(shown).cloned().collect())
     } else {
         let z = views.iter().position(|v| v.con_id == args.window_id).ok_or_else(|| {
             Error::new(Code::WindowNotFound, format!("sway has no view with container id {}", args.window_id)).with("window_id", args.window_id)
         })?;
         let v = &views[z];
-        if v.shell == "xwayland" {
-            return Err(super::window::xwayland_refusal(v.con_id));
-        }
         if !shown(&v) {
             return Err(Error::new(Code::ScreenshotFailed, format!("window {} is not shown (another workspace, a hidden tab or the scratchpad): sway 1.7 captures only what is on the screen", v.con_id))
                 .with("reason", "not-shown"));
@@ -786,8 +788,6 @@ pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
     use super::window::At;
     let w = match super::window::at_point(ctx, args.x, args.y)? {
         At::Nothing => return Ok(HitTestResult { pid: None, window_id: None, node: None }),
-        // It is there, its node is not known.
-        At::Unrouted { pid, window_id } => return Ok(HitTestResult { pid, window_id: Some(window_id), node: None }),
         At::Window(w) => w,
     };
     // The same descent as point_click's (frame guesses checked live, GTK 4's

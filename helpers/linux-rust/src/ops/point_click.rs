@@ -177,12 +177,11 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
             Ok((hit, info.map(|info| Target { info, content: None })))
         }),
         // Wayland: the input pointer guard's own verdict from sway's tree
-        // (the topmost shown view's frame), then that view as a target (an
-        // Xwayland view refused: no element route reaches it).
+        // (the topmost shown view's frame), then that view as a target.
         Ok(Some(sock)) => crate::wayland::sway::list(&sock).and_then(|views| {
             crate::wayland::guard::judge(&views, &guard, a.x, a.y)?;
             let v = crate::wayland::guard::topmost_at(&views, a.x, a.y).expect("the guard found a view there");
-            let target = super::window::of_view(v)?;
+            let target = super::window::of_view(v);
             Ok((pointer::Hit { frame: v.con_id, client: v.con_id, override_redirect: false, pid: v.pid }, Some(target)))
         }),
     };

@@ -58,34 +58,30 @@ pub fn sway_socket() -> Result<Option<String>> {
     }
 }
 
-/// The refusal of an Xwayland window on the Wayland backend (its X11 routes
-/// are not wired to it).
-pub fn xwayland_refusal(con_id: u32) -> Error {
-    Error::new(Code::WindowNotFound, format!("window {con_id} is an Xwayland window: its X11 routes are not wired to the Wayland backend yet (issue 19)"))
-        .with("reason", "xwayland-window")
-}
-
-/// A sway view as a target (native Wayland only).
-pub fn of_view(v: &sway::View) -> Result<Target> {
-    if v.shell == "xwayland" {
-        return Err(xwayland_refusal(v.con_id));
-    }
+/// A sway view as a target. A native Wayland window's accessible extents are
+/// relative to its surface (`content`: where that is on the screen). An
+/// Xwayland window's are X root coordinates, which are sway's layout
+/// coordinates (deckhand's sway desktop runs its output at scale 1, where
+/// Xwayland's root and the layout coincide): the X11 rules apply to it
+/// as they are, its bounds the view's content on the screen.
+pub fn of_view(v: &sway::View) -> Target {
+    let xwayland = v.shell == "xwayland";
     let info = WinInfo {
         id: v.con_id,
         title: v.title.clone(),
-        bounds: Rect::new(0, 0, v.bounds.width, v.bounds.height),
+        bounds: if xwayland { v.bounds } else { Rect::new(0, 0, v.bounds.width, v.bounds.height) },
         minimized: v.scratchpad,
         viewable: v.visible && !v.scratchpad,
         pid: v.pid,
     };
-    Ok(Target { info, content: Some(v.bounds) })
+    Target { info, content: (!xwayland).then_some(v.bounds) }
 }
 
 /// The window with this id: the X window, or sway's view (container id).
 pub fn facts(ctx: &Ctx, window_id: u32) -> Result<Target> {
     match sway_socket()? {
         None => Ok(Target { info: ctx.with_x(|x| windows::window_info(x, window_id))?, content: None }),
-        Some(sock) => of_view(&sway::view(&sock, window_id)?),
+        Some(sock) => Ok(of_view(&sway::view(&sock, window_id)?)),
     }
 }
 
@@ -113,7 +109,7 @@ pub fn of_app(ctx: &Ctx, pid: u32) -> Result<Vec<Target>> {
                 content: None,
             })
             .collect()),
-        Some(sock) => Ok(sway::list(&sock)?.iter().filter(|v| v.pid == Some(pid)).filter_map(|v| of_view(v).ok()).collect()),
+        Some(sock) => Ok(sway::list(&sock)?.iter().filter(|v| v.pid == Some(pid)).map(of_view).collect()),
     }
 }
 
@@ -123,9 +119,6 @@ pub enum At {
     Nothing,
     /// A window the element routes reach.
     Window(Target),
-    /// A window there without an element route (an Xwayland view on the
-    /// Wayland backend): its pid and id.
-    Unrouted { pid: Option<u32>, window_id: u32 },
 }
 
 /// The shown top-level window at a screen point, the topmost: X11's own
@@ -139,7 +132,7 @@ pub fn at_point(ctx: &Ctx, x: i32, y: i32) -> Result<At> {
             let views = sway::list(&sock)?;
             Ok(match crate::wayland::guard::topmost_at(&views, x, y) {
                 None => At::Nothing,
-                Some(v) => of_view(v).map_or(At::Unrouted { pid: v.pid, window_id: v.con_id }, At::Window),
+                Some(v) => At::Window(of_view(v)),
             })
         }
     }
@@ -184,15 +177,17 @@ mod tests {
 
     #[test]
     fn a_wayland_target_is_matched_in_surface_coordinates() {
-        let t = of_view(&view(6, Rect::new(100, 150, 1415, 732), true, "xdg_shell")).unwrap();
+        let t = of_view(&view(6, Rect::new(100, 150, 1415, 732), true, "xdg_shell"));
         assert_eq!((t.info.id, t.info.bounds, t.content), (6, Rect::new(0, 0, 1415, 732), Some(Rect::new(100, 150, 1415, 732))));
         // GTK 3's frame: the surface with its 26/23 px shadows.
         assert!(t.frame_near(&Rect::new(0, 0, 1467, 784)));
         assert!(t.frame_near(&Rect::new(0, 0, 1415, 732)));
         assert!(!t.frame_near(&Rect::new(0, 0, 700, 732)), "another, smaller window's frame");
         assert!(!t.frame_near(&Rect::new(300, 0, 1415, 732)), "not at the surface origin");
-        let e = of_view(&view(7, Rect::new(0, 0, 10, 10), true, "xwayland")).unwrap_err();
-        assert_eq!(e.code, Code::WindowNotFound);
-        assert!(e.details.iter().any(|(k, v)| k == "reason" && *v == crate::error::Detail::Str("xwayland-window".into())));
+        // An Xwayland window: X11's rules, in screen (= X root) coordinates.
+        let x = of_view(&view(7, Rect::new(302, 302, 480, 312), true, "xwayland"));
+        assert_eq!((x.info.bounds, x.content), (Rect::new(302, 302, 480, 312), None));
+        assert!(x.frame_near(&Rect::new(302, 302, 480, 312)));
+        assert!(!x.frame_near(&Rect::new(0, 0, 480, 312)), "X11 extents are on the screen");
     }
 }

@@ -17,7 +17,7 @@
 //! sway's kill of an X11 client without WM_DELETE_WINDOW kills the client.
 
 use super::sway::{self, View};
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::x11::wm::Outcome;
 use std::time::{Duration, Instant};
 
@@ -29,11 +29,14 @@ fn now(sock: &str, con_id: u32) -> Result<Option<View>> {
     Ok(sway::list(sock)?.into_iter().find(|v| v.con_id == con_id))
 }
 
-/// The native view to act on, else the refusal.
-fn target(sock: &str, con_id: u32) -> Result<View> {
+/// The view to close: native only. sway closes an Xwayland window that does
+/// not take WM_DELETE_WINDOW by killing its X client, which window_op never
+/// does (this helper does not read the X11 window's WM_PROTOCOLS there).
+fn closable(sock: &str, con_id: u32) -> Result<View> {
     let v = sway::view(sock, con_id)?;
     if v.shell == "xwayland" {
-        return Err(crate::ops::window::xwayland_refusal(con_id));
+        return Err(Error::new(Code::WindowNotFound, format!("window {con_id} is an Xwayland window: sway closes one without WM_DELETE_WINDOW by killing its X client, and this helper does not read its WM_PROTOCOLS there"))
+            .with("reason", "xwayland-window"));
     }
     Ok(v)
 }
@@ -65,7 +68,7 @@ fn sent_then(what: &str, r: Result<Outcome>) -> Result<Outcome> {
 }
 
 pub fn activate(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> bool) -> Result<Outcome> {
-    target(sock, con_id)?;
+    sway::view(sock, con_id)?;
     sway::command(sock, &format!("[con_id={con_id}] focus"))?;
     sent_then("sway `focus`", activated(sock, con_id, until, cancelled))
 }
@@ -80,7 +83,7 @@ fn activated(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> bo
 }
 
 pub fn restore(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> bool) -> Result<Outcome> {
-    let before = target(sock, con_id)?;
+    let before = sway::view(sock, con_id)?;
     if !before.scratchpad {
         return Ok(Outcome { done: true, detail: "the window was not minimized (not in sway's scratchpad): nothing sent".into(), sent: false });
     }
@@ -106,7 +109,7 @@ fn restored(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> boo
 }
 
 pub fn close(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> bool) -> Result<Outcome> {
-    target(sock, con_id)?;
+    closable(sock, con_id)?;
     sway::command(sock, &format!("[con_id={con_id}] kill"))?;
     let how = "sway `kill` sent (xdg_toplevel.close: the app's own close)";
     let v = match wait_for(sock, con_id, until, cancelled, |v| v.is_none()) {
