@@ -223,6 +223,8 @@ export interface LaunchFixtureOptions {
   /** Where the JSON lines go (default: a new file in the desktop's root). */
   logPath?: string;
   env?: Record<string, string>;
+  /** Runs the argv through this first (the Wayland desktop: as its user, see wayland.ts asDesktopUser). */
+  wrapArgv?: (argv: string[]) => string[];
   /** Wait for the "ready" event (default true). */
   waitReady?: boolean;
   timeoutMs?: number;
@@ -370,7 +372,8 @@ export async function launchFixtureScript(desktop: DesktopLike, script: string, 
   const dir = desktop.root && existsSync(desktop.root) ? desktop.root : mkdtempSync(join(tmpdir(), "deckhand-live-"));
   const base = script.split("/").pop()!.replace(/\.py$/, "");
   const logPath = opts.logPath ?? join(dir, `${base}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
-  const app = launch(desktop, [SYSTEM_PYTHON, script], { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, base);
+  const argv = [SYSTEM_PYTHON, script];
+  const app = launch(desktop, opts.wrapArgv ? opts.wrapArgv(argv) : argv, { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, base);
   const events = (): FixtureEvent[] => {
     let text: string;
     try {

@@ -1,0 +1,174 @@
+// The acceptance matrix on the Wayland desktop (issue 19): every GTK3
+// fixture row that applies there (rows.ts `wayland`), through the compiled
+// deckhand serve on a private sway desktop (`deckhand desktop start
+// --wayland`), with the same runners as the X11 run (matrix/fixture-runners.ts)
+// and Wayland's own oracles (matrix/wayland-oracles.ts: the fixture's log,
+// sway's focus and tree). Then the refusals Wayland forces, and the real
+// GTK3 apps. Results go to .state/matrix-results.json under `wayland:<id>`,
+// and count only after proveWaylandOracles passed in this run.
+import type { ChildProcess } from "node:child_process";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startDesktop, type Desktop } from "../../src/desktop/index.ts";
+import { alivePid, waitUntil, type Fixture } from "./harness.ts";
+import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
+import { describeWayland, launchAsUser, swaymsg, swayViews } from "./wayland.ts";
+import { expectationOn, ROWS, type MatrixRow } from "./matrix/rows.ts";
+import { record as recordRow } from "./matrix/results.ts";
+import { proveWaylandOracles, settledTree, waylandDesk, waylandOracleProof, type WaylandDesktop } from "./matrix/wayland-oracles.ts";
+import { BUTTON, find, FIXTURE_RUNNERS, receivedNothing, type Ctx, type Runner } from "./matrix/fixture-runners.ts";
+import { mousepadRow, widgetFactoryRows } from "./matrix/app-runners.ts";
+
+const FILE = "matrix-wayland.test.ts";
+
+function record(id: string, fn: () => Promise<void>): Promise<void> {
+  return recordRow(id, FILE, fn, "wayland");
+}
+
+/** The rows this file runs on Wayland: the GTK3 fixture's and the Wayland-only ones (not notApplicable, not pending). */
+function waylandFixtureRows(): MatrixRow[] {
+  return ROWS.filter((r) => r.app === "fixture" && (r.id.startsWith("fixture.") || r.id.startsWith("wayland.")) && "expect" in expectationOn(r, "wayland"));
+}
+
+/** A fixture of the row's own whose windows sway rearranges (the shared one keeps its layout). */
+async function withOwnFixture(ctx: Ctx, body: (f: Fixture, main: number, second: number) => Promise<void>): Promise<void> {
+  const f = await ctx.desk.launchFixture();
+  try {
+    const main = await ctx.desk.windowId(f, "deckhand fixture");
+    const second = await ctx.desk.windowId(f, "deckhand fixture 2");
+    await body(f, main, second);
+  } finally {
+    await f.stop();
+  }
+}
+
+/** Rows only Wayland has: refusals its compositor forces (sway 1.7 captures the screen, not a window). */
+const WAYLAND_RUNNERS: Record<string, Runner> = {
+  async "wayland.screenshot.covered"(ctx) {
+    await withOwnFixture(ctx, async (f, main, second) => {
+      const view = (await swayViews(ctx.desk.desktop.env)).find((v) => v.id === main)!;
+      await swaymsg(ctx.desk.desktop.env, "command", `[con_id=${second}] floating enable, move position ${view.rect.x + 40} ${view.rect.y + 40}`);
+      await settledTree(ctx.desk.desktop);
+      const mark = f.events().length;
+      const r = await ctx.bg.request("screenshot", { app: `pid:${f.pid}`, windowId: main });
+      expect(r.ok).toBe(false);
+      expect(r.error?.code).toBe("SCREENSHOT_FAILED");
+      expect(r.error?.message).toMatch(new RegExp(`window ${main} is covered by window ${second} `));
+      await receivedNothing(f, mark);
+    });
+  },
+  async "wayland.screenshot.not-shown"(ctx) {
+    await withOwnFixture(ctx, async (f, _main, second) => {
+      await swaymsg(ctx.desk.desktop.env, "command", `[con_id=${second}] move scratchpad`);
+      await settledTree(ctx.desk.desktop);
+      const mark = f.events().length;
+      const r = await ctx.bg.request("screenshot", { app: `pid:${f.pid}`, windowId: second });
+      expect(r.ok).toBe(false);
+      expect(r.error?.code).toBe("SCREENSHOT_FAILED");
+      expect(r.error?.message).toMatch(new RegExp(`window ${second} is not shown`));
+      // Its tree is still there: only the capture is refused.
+      const st = await ctx.bg.ok("get-app-state", { app: `pid:${f.pid}`, windowId: second, noScreenshot: true });
+      find(st, BUTTON, "Second OK");
+      await receivedNothing(f, mark);
+    });
+  },
+};
+
+/**
+ * A real app started as the desktop's user (a native Wayland client), once
+ * sway shows its window, on a workspace of its own (tiled beside the
+ * fixture's windows it would get a third of the screen); stop() ends it and
+ * shows the fixture's workspace again.
+ */
+async function launchNative(d: WaylandDesktop, argv: string[]): Promise<{ pid: number; stop(): Promise<void> }> {
+  const home = ((await swaymsg(d.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+  const child: ChildProcess = launchAsUser(d.env, d.root, argv);
+  const pid = child.pid!;
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const stop = async () => {
+    if (alivePid(pid)) {
+      process.kill(pid, "SIGTERM");
+      const timer = setTimeout(() => alivePid(pid) && process.kill(pid, "SIGKILL"), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await swaymsg(d.env, "command", `workspace ${home}`);
+  };
+  try {
+    await waitUntil(`a window of ${argv.join(" ")} in sway's tree`, 20_000, async () => {
+      if (!alivePid(pid)) throw new Error(`${argv[0]} exited before showing a window`);
+      return (await swayViews(d.env)).some((v) => v.pid === pid);
+    });
+    await swaymsg(d.env, "command", `[pid=${pid}] move container to workspace app-${pid}`);
+    await swaymsg(d.env, "command", `workspace app-${pid}`);
+    await settledTree(d);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { pid, stop };
+}
+
+describeWayland("acceptance matrix on Wayland (sway)", () => {
+  let desktop: Desktop | undefined;
+  let wd: WaylandDesktop;
+  const ctx = {} as Ctx;
+  beforeAll(async () => {
+    requireBuild();
+    desktop = await startDesktop({ wayland: true, width: 1920, height: 1080 });
+    wd = { env: desktop.env, display: desktop.display, root: desktop.root };
+    ctx.desk = waylandDesk(wd);
+    // Before any row counts: the Wayland oracles must catch what they are there to catch.
+    await proveWaylandOracles(wd);
+    ctx.stateDir = newStateDir();
+    ctx.fixture = await ctx.desk.launchFixture();
+    ctx.mainWindow = await ctx.desk.windowId(ctx.fixture, "deckhand fixture");
+    // The rows start from the main window focused and a layout that holds still.
+    await swaymsg(wd.env, "command", `[con_id=${ctx.mainWindow}] focus`);
+    await settledTree(wd);
+    ctx.bg = new Serve(wd, { stateDir: ctx.stateDir });
+    ctx.fg = new Serve(wd, { stateDir: ctx.stateDir, args: ["--allow-foreground"] });
+  }, 120_000);
+  afterAll(async () => {
+    await ctx.bg?.close();
+    await ctx.fg?.close();
+    await ctx.fixture?.stop();
+    await desktop?.stop();
+  });
+
+  it("oracle self-check: a focus steal, a pointer nudge, a tree change and a stray keystroke are each caught", () => {
+    const proof = waylandOracleProof();
+    for (const c of proof?.checks ?? []) console.log(`[wayland oracles] ${c.injection} -> ${c.oracle}: ${c.caught ? "caught" : "quiet"} ${JSON.stringify(c.report).slice(0, 200)}`);
+    expect(proof?.ok, JSON.stringify(proof, null, 2)).toBe(true);
+    for (const c of proof!.checks) expect(c.caught, c.injection).toBe(c.injection !== "none");
+  });
+
+  for (const r of waylandFixtureRows()) {
+    const want = expectationOn(r, "wayland");
+    it(`${r.id}: ${r.action} -> ${"expect" in want ? want.expect : ""}`, async () => {
+      // A refusal Wayland forces on a row that is delivered on X11 needs a runner of its own.
+      const run = r.expect === (want as { expect: string }).expect ? (WAYLAND_RUNNERS[r.id] ?? FIXTURE_RUNNERS[r.id]) : WAYLAND_RUNNERS[r.id];
+      if (!run) throw new Error(`row ${r.id} has no Wayland runner`);
+      await record(r.id, () => run(ctx));
+    }, 60_000);
+  }
+
+  it("widget-factory.observe / set-value.entry / click.page (native Wayland)", async () => {
+    const app = await launchNative(wd, ["gtk3-widget-factory"]);
+    try {
+      await widgetFactoryRows(ctx.bg, app.pid, record);
+    } finally {
+      await app.stop();
+    }
+  }, 120_000);
+
+  it("mousepad.type-select-replace-undo (native Wayland)", async () => {
+    await record("mousepad.type-select-replace-undo", async () => {
+      const app = await launchNative(wd, ["mousepad", "--disable-server"]);
+      try {
+        await mousepadRow(ctx.bg, app.pid);
+      } finally {
+        await app.stop();
+      }
+    });
+  }, 120_000);
+});

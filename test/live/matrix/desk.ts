@@ -1,0 +1,51 @@
+// What the fixture rows' runners (fixture-runners.ts) need of the desktop
+// they run on, so that one runner body serves X11 and Wayland: how the GTK3
+// fixture is started, which window id deckhand knows its windows by, and the
+// scene oracles (focus, stacking or sway's tree, pointer). The X11 desk is
+// here; the Wayland one is in wayland-oracles.ts.
+import { launchFixture, type DesktopLike, type Fixture, type LaunchFixtureOptions } from "../harness.ts";
+import { pointer, pointerViolations, scene, sceneViolations, type Scene } from "./oracles.ts";
+import type { MatrixDesktop } from "./rows.ts";
+
+export interface Bounds {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface MatrixDesk {
+  readonly kind: MatrixDesktop;
+  readonly desktop: DesktopLike;
+  /** Starts the GTK3 fixture on this desktop and waits until both its windows are up. */
+  launchFixture(opts?: LaunchFixtureOptions): Promise<Fixture>;
+  /** deckhand's window id of the fixture's window with this title (X11: its xid; Wayland: sway's container id). */
+  windowId(f: Fixture, title: string): Promise<number>;
+  /** What the scene oracles compare; `f` is the fixture whose own log is the pointer oracle on Wayland. */
+  scene(f: Fixture): Promise<Scene>;
+  /** Every scene oracle's violations: focus, stacking (Wayland: sway's tree), pointer. */
+  sceneViolations(before: Scene, after: Scene): string[];
+  pointerViolations(before: Scene, after: Scene): string[];
+  /** After a hover to (x, y) on the canvas whose bounds these are: where the pointer is not there. */
+  pointerAtViolations(f: Fixture, mark: number, x: number, y: number, canvas: Bounds): Promise<string[]>;
+}
+
+/** The X11 desktop (Xvfb + openbox): the X server is the oracle of focus, stacking and the pointer. */
+export function x11Desk(desktop: DesktopLike): MatrixDesk {
+  return {
+    kind: "x11",
+    desktop,
+    launchFixture: (opts) => launchFixture(desktop, opts),
+    async windowId(f, title) {
+      const ready = f.events().find((e) => e.event === "ready") as any;
+      return ready.windows.find((w: any) => w.title === title).xid;
+    },
+    scene: async () => scene(desktop),
+    sceneViolations,
+    pointerViolations,
+    async pointerAtViolations(_f, _mark, x, y) {
+      const at = pointer(desktop);
+      return new RegExp(`^x:${x} y:${y} `).test(at) ? [] : [`the pointer is at ${at}, not x:${x} y:${y}`];
+    },
+  };
+}
