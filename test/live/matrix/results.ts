@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync, w
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { oracleProof, type OracleProof } from "./oracles.ts";
-import type { MatrixDesktop } from "./rows.ts";
+import { resultKey, type MatrixDesktop } from "./rows.ts";
 import { waylandOracleProof } from "./wayland-oracles.ts";
 
 export const RESULTS_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", ".state", "matrix-results.json");
@@ -79,11 +79,6 @@ export function metric(id: string, name: string, value: number | string): void {
   const m = pending.get(id) ?? {};
   m[name] = value;
   pending.set(id, m);
-}
-
-/** Where a row's result is kept: X11 results under the row's id, Wayland ones under `wayland:<id>`. */
-export function resultKey(desktop: MatrixDesktop, id: string): string {
-  return desktop === "x11" ? id : `${desktop}:${id}`;
 }
 
 /** The oracle self-check of this run on that desktop (each desktop proves its own oracles). */

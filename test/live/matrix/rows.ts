@@ -90,6 +90,11 @@ export const ENVIRONMENTS: Record<MatrixDesktop, string> = {
   wayland: "linux-wayland (headless sway 1.7 + AT-SPI, `deckhand desktop start --wayland`; apps native Wayland clients run as the desktop's user)",
 };
 
+/** Where a row's result is kept (.state/matrix-results.json): X11 results under the row's id, Wayland ones under `wayland:<id>`. */
+export function resultKey(desktop: MatrixDesktop, id: string): string {
+  return desktop === "x11" ? id : `${desktop}:${id}`;
+}
+
 /**
  * How a row stands on the Wayland desktop (issue 19). Every row says it:
  * - "runs": it runs there with the row's own expectation and oracles (its
