@@ -6,17 +6,18 @@
 // sway's focus and tree). Then the refusals Wayland forces, and the real
 // GTK3 apps. Results go to .state/matrix-results.json under `wayland:<id>`,
 // and count only after proveWaylandOracles passed in this run.
-import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startDesktop, type Desktop } from "../../src/desktop/index.ts";
-import { alivePid, waitUntil, type Fixture } from "./harness.ts";
+import type { Fixture } from "./harness.ts";
 import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
-import { describeWayland, launchAsUser, swaymsg, swayViews } from "./wayland.ts";
+import { describeWayland, swaymsg, swayViews } from "./wayland.ts";
 import { expectationOn, ROWS, type MatrixRow } from "./matrix/rows.ts";
 import { record as recordRow } from "./matrix/results.ts";
-import { proveWaylandOracles, settledTree, waylandDesk, waylandOracleProof, type WaylandDesktop } from "./matrix/wayland-oracles.ts";
+import { proveWaylandOracles, settledTree, waylandOracleProof, type WaylandDesktop } from "./matrix/wayland-oracles.ts";
+import { waylandDesk } from "./matrix/wayland-desk.ts";
 import { BUTTON, find, FIXTURE_RUNNERS, receivedNothing, type Ctx, type Runner } from "./matrix/fixture-runners.ts";
 import { mousepadRow, widgetFactoryRows } from "./matrix/app-runners.ts";
+import { toolkitAppRows } from "./matrix/toolkit-app-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -73,41 +74,6 @@ const WAYLAND_RUNNERS: Record<string, Runner> = {
   },
 };
 
-/**
- * A real app started as the desktop's user (a native Wayland client), once
- * sway shows its window, on a workspace of its own (tiled beside the
- * fixture's windows it would get a third of the screen); stop() ends it and
- * shows the fixture's workspace again.
- */
-async function launchNative(d: WaylandDesktop, argv: string[]): Promise<{ pid: number; stop(): Promise<void> }> {
-  const home = ((await swaymsg(d.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
-  const child: ChildProcess = launchAsUser(d.env, d.root, argv);
-  const pid = child.pid!;
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const stop = async () => {
-    if (alivePid(pid)) {
-      process.kill(pid, "SIGTERM");
-      const timer = setTimeout(() => alivePid(pid) && process.kill(pid, "SIGKILL"), 3000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await swaymsg(d.env, "command", `workspace ${home}`);
-  };
-  try {
-    await waitUntil(`a window of ${argv.join(" ")} in sway's tree`, 20_000, async () => {
-      if (!alivePid(pid)) throw new Error(`${argv[0]} exited before showing a window`);
-      return (await swayViews(d.env)).some((v) => v.pid === pid);
-    });
-    await swaymsg(d.env, "command", `[pid=${pid}] move container to workspace app-${pid}`);
-    await swaymsg(d.env, "command", `workspace app-${pid}`);
-    await settledTree(d);
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { pid, stop };
-}
-
 describeWayland("acceptance matrix on Wayland (sway)", () => {
   let desktop: Desktop | undefined;
   let wd: WaylandDesktop;
@@ -153,7 +119,7 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   }
 
   it("widget-factory.observe / set-value.entry / click.page (native Wayland)", async () => {
-    const app = await launchNative(wd, ["gtk3-widget-factory"]);
+    const app = await ctx.desk.launchAppTree(["/usr/bin/gtk3-widget-factory"]);
     try {
       await widgetFactoryRows(ctx.bg, app.pid, record);
     } finally {
@@ -161,9 +127,12 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
     }
   }, 120_000);
 
+  // The real GTK4 and Qt5 apps' rows (gtk4-demo, FeatherPad through qtwayland5), as on X11.
+  toolkitAppRows("wayland", () => ctx.desk, FILE);
+
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {
-      const app = await launchNative(wd, ["mousepad", "--disable-server"]);
+      const app = await ctx.desk.launchAppTree(["/usr/bin/mousepad", "--disable-server"]);
       try {
         await mousepadRow(ctx.bg, app.pid);
       } finally {

@@ -3,8 +3,12 @@
 // fixture is started, which window id deckhand knows its windows by, and the
 // scene oracles (focus, stacking or sway's tree, pointer). The X11 desk is
 // here; the Wayland one is in wayland-oracles.ts.
-import { launchFixture, type DesktopLike, type Fixture, type LaunchFixtureOptions } from "../harness.ts";
-import { pointer, pointerViolations, scene, sceneViolations, type Scene } from "./oracles.ts";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launchAppTree, launchFixture, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
+import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
+import { record } from "./results.ts";
 import type { MatrixDesktop } from "./rows.ts";
 
 export interface Bounds {
@@ -28,6 +32,16 @@ export interface MatrixDesk {
   pointerViolations(before: Scene, after: Scene): string[];
   /** After a hover to (x, y) on the canvas whose bounds these are: where the pointer is not there. */
   pointerAtViolations(f: Fixture, mark: number, x: number, y: number, canvas: Bounds): Promise<string[]>;
+  /** Starts a real app (through wrappers or forks) and waits for its shown windows (ids as deckhand knows them). */
+  launchAppTree(argv: string[], opts?: LaunchAppTreeOptions): Promise<TreeApp>;
+  /** A new directory the desktop's apps can write (profiles, documents). */
+  userDir(prefix: string): string;
+  /** What a browser needs on this desktop beyond its usual flags (Wayland: to be a native Wayland client). */
+  browser(kind: "chromium" | "firefox"): { args: string[]; env: Record<string, string> };
+  /** This desktop's oracle self-check (before any row counts; once per process). */
+  proveOracles(): Promise<void>;
+  /** Runs and records a row on this desktop (results.ts record). */
+  record(id: string, file: string, fn: () => Promise<void>): Promise<void>;
 }
 
 /** The X11 desktop (Xvfb + openbox): the X server is the oracle of focus, stacking and the pointer. */
@@ -47,5 +61,10 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
       const at = pointer(desktop);
       return new RegExp(`^x:${x} y:${y} `).test(at) ? [] : [`the pointer is at ${at}, not x:${x} y:${y}`];
     },
+    launchAppTree: (argv, opts) => launchAppTree(desktop, argv, opts),
+    userDir: (prefix) => mkdtempSync(join(tmpdir(), prefix)),
+    browser: () => ({ args: [], env: {} }),
+    proveOracles: async () => void (await proveOracles(desktop)),
+    record: (id, file, fn) => record(id, file, fn, "x11"),
   };
 }

@@ -248,11 +248,11 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
     ];
   }),
   // ---- real GTK4 and Qt5 apps (test/live/toolkits-apps.test.ts)
-  row({ id: "gtk4-demo.observe", wayland: WL_TOOLKITS, capability: "observe", app: "gtk4-demo", action: "get-app-state (first page)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 50 elements: more than the frame", "buttons and entries with bounds inside the window (descendants are showing, coordinates converted to screen)"] }),
-  row({ id: "gtk4-demo.harm", wayland: WL_TOOLKITS, capability: "no harm", app: "gtk4-demo", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
-  row({ id: "featherpad.observe", wayland: WL_TOOLKITS, capability: "observe", app: "featherpad", action: "get-app-state", route: "none", expect: "delivered", grant: "none", oracles: ["the editor is a text element inside the window", "the menu bar is seen"] }),
-  row({ id: "featherpad.type-text", wayland: WL_TOOLKITS, capability: "set-value / type", app: "featherpad", action: "type-text into the editor", route: "accessibility", expect: "delivered", grant: "none", oracles: ["a fresh observation shows the typed text in the editor", "featherpad is alive"] }),
-  row({ id: "featherpad.harm", wayland: WL_TOOLKITS, capability: "no harm", app: "featherpad", action: "observe 5 times, type-text", route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
+  row({ id: "gtk4-demo.observe", wayland: RUNS, capability: "observe", app: "gtk4-demo", action: "get-app-state (first page)", route: "none", expect: "delivered", grant: "none", oracles: ["more than 50 elements: more than the frame", "buttons and entries with bounds inside the window (descendants are showing, coordinates converted to screen)"] }),
+  row({ id: "gtk4-demo.harm", wayland: RUNS, capability: "no harm", app: "gtk4-demo", action: "observe 5 times", route: "none", expect: "delivered", grant: "none", oracles: HARM }),
+  row({ id: "featherpad.observe", wayland: RUNS, capability: "observe", app: "featherpad", action: "get-app-state", route: "none", expect: "delivered", grant: "none", oracles: ["the editor is a text element inside the window", "the menu bar is seen"] }),
+  row({ id: "featherpad.type-text", wayland: RUNS, capability: "set-value / type", app: "featherpad", action: "type-text into the editor", route: "accessibility", expect: "delivered", grant: "none", oracles: ["a fresh observation shows the typed text in the editor", "featherpad is alive"] }),
+  row({ id: "featherpad.harm", wayland: RUNS, capability: "no harm", app: "featherpad", action: "observe 5 times, type-text", route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
   // ---- browsers on the web fixture (test/live/toolkits-web.test.ts)
   ...(["chromium", "firefox"] as const).flatMap((b) => [
     row({ id: `${b}.observe`, wayland: WL_TOOLKITS, capability: "observe", app: b, action: "get-app-state of the form page", route: "none", expect: "delivered", grant: "none", oracles: ["the Name entry, Subscribe check box and Preview button are elements inside the window", "the page's heading is seen"] }),

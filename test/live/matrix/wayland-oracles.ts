@@ -20,9 +20,8 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { launchFixture, waitUntil, type DesktopLike, type Fixture, type FixtureEvent } from "../harness.ts";
+import { launchFixture, waitUntil, type DesktopLike, type Fixture, type FixtureEvent, type LaunchFixtureOptions } from "../harness.ts";
 import { asDesktopUser, swaymsg, swayViews, views, type SwayNode } from "../wayland.ts";
-import type { MatrixDesk } from "./desk.ts";
 import { focusViolations, pointerViolations, QUIET_MS, sceneViolations, stackingViolations, unexpectedEvents, type OracleProof, type Scene } from "./oracles.ts";
 
 const run = promisify(execFile);
@@ -81,27 +80,15 @@ export async function settledTree(d: DesktopLike): Promise<void> {
   });
 }
 
-/** The Wayland desk: the fixture run as the desktop's user, a native Wayland client (DISPLAY empty). */
-export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
-  return {
-    kind: "wayland",
-    desktop,
-    launchFixture: (opts = {}) =>
-      launchFixture(desktop, { ...opts, env: { DISPLAY: "", ...opts.env }, wrapArgv: (argv) => asDesktopUser(argv, desktop.root) }),
-    async windowId(f, title) {
-      const view = await waitUntil(`sway's view of the fixture's window "${title}"`, 10_000, async () => (await swayViews(desktop.env)).find((v) => v.pid === f.pid && v.name === title));
-      return view.id;
-    },
-    scene: (f) => waylandScene(desktop, f),
-    sceneViolations,
-    pointerViolations,
-    async pointerAtViolations(f, mark, x, y, canvas) {
-      // The hover's last motion on the canvas, in the canvas's own coordinates.
-      const m = f.events().slice(mark).filter((e) => e.event === "motion" && e.control === "Canvas").at(-1);
-      const want = { x: x - canvas.x, y: y - canvas.y };
-      return m && m.x === want.x && m.y === want.y ? [] : [`the canvas last saw the pointer at ${m ? `${m.x},${m.y}` : "nothing"}, not ${want.x},${want.y}`];
-    },
-  };
+/** The GTK3 fixture on the Wayland desktop: run as its user, a native Wayland client (DISPLAY empty, so nothing falls back to Xwayland). */
+export function launchWaylandFixture(desktop: WaylandDesktop, opts: LaunchFixtureOptions = {}): Promise<Fixture> {
+  return launchFixture(desktop, { ...opts, env: { DISPLAY: "", ...opts.env }, wrapArgv: (argv) => asDesktopUser(argv, desktop.root) });
+}
+
+/** sway's container id (deckhand's window id on Wayland) of the fixture's window with this title. */
+export async function swayWindowId(desktop: DesktopLike, f: Fixture, title: string): Promise<number> {
+  const view = await waitUntil(`sway's view of the fixture's window "${title}"`, 10_000, async () => (await swayViews(desktop.env)).find((v) => v.pid === f.pid && v.name === title));
+  return view.id;
 }
 
 let proof: OracleProof | undefined;
@@ -117,12 +104,12 @@ export function waylandOracleProof(): OracleProof | undefined {
  * are each caught by their oracle. Throws when one misses or cries wolf.
  */
 export async function proveWaylandOracles(desktop: WaylandDesktop): Promise<OracleProof> {
-  const desk = waylandDesk(desktop);
+  const desk = { scene: (f: Fixture) => waylandScene(desktop, f) };
   const checks: OracleProof["checks"] = [];
-  const f = await desk.launchFixture();
+  const f = await launchWaylandFixture(desktop);
   try {
-    const main = await desk.windowId(f, "deckhand fixture");
-    const second = await desk.windowId(f, "deckhand fixture 2");
+    const main = await swayWindowId(desktop, f, "deckhand fixture");
+    const second = await swayWindowId(desktop, f, "deckhand fixture 2");
     await swaymsg(desktop.env, "command", `[con_id=${main}] focus`);
     await waitUntil("the fixture's main window to take sway's focus", 5000, async () => (await desk.scene(f)).focus === String(main));
     await settledTree(desktop);
