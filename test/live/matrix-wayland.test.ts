@@ -6,7 +6,7 @@
 // sway's focus and tree). Then the refusals Wayland forces, and the real
 // GTK3 apps. Results go to .state/matrix-results.json under `wayland:<id>`,
 // and count only after proveWaylandOracles passed in this run.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDesktop, type Desktop } from "../../src/desktop/index.ts";
 import type { Fixture } from "./harness.ts";
 import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
@@ -18,6 +18,7 @@ import { waylandDesk } from "./matrix/wayland-desk.ts";
 import { BUTTON, find, FIXTURE_RUNNERS, receivedNothing, type Ctx, type Runner } from "./matrix/fixture-runners.ts";
 import { mousepadRow, widgetFactoryRows } from "./matrix/app-runners.ts";
 import { toolkitAppRows } from "./matrix/toolkit-app-rows.ts";
+import { browserRows, BROWSERS } from "./matrix/web-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -129,6 +130,9 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // The real GTK4 and Qt5 apps' rows (gtk4-demo, FeatherPad through qtwayland5), as on X11.
   toolkitAppRows("wayland", () => ctx.desk, FILE);
+
+  // The browsers' rows on the web fixture, Chromium (--ozone-platform=wayland) and Firefox (MOZ_ENABLE_WAYLAND=1) as native Wayland clients.
+  for (const b of BROWSERS) describe(`${b.id} on the web fixture (native Wayland)`, () => browserRows("wayland", () => ctx.desk, FILE, b));
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {
