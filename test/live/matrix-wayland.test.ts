@@ -18,6 +18,7 @@ import { waylandDesk } from "./matrix/wayland-desk.ts";
 import { BUTTON, find, FIXTURE_RUNNERS, receivedNothing, type Ctx, type Runner } from "./matrix/fixture-runners.ts";
 import { mousepadRow, widgetFactoryRows } from "./matrix/app-runners.ts";
 import { toolkitAppRows } from "./matrix/toolkit-app-rows.ts";
+import { KITS, toolkitFixtureRows } from "./matrix/toolkit-fixture-rows.ts";
 import { browserRows, BROWSERS } from "./matrix/web-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
@@ -127,6 +128,19 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
       await app.stop();
     }
   }, 120_000);
+
+  // The GTK4 and Qt5 fixtures' rows, each fixture on a workspace of its own (tiled beside the GTK3 fixture's windows it would be cramped).
+  for (const kit of KITS) {
+    describe(`${kit.app} (native Wayland)`, () => {
+      let home = "";
+      beforeAll(async () => {
+        home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+        await swaymsg(wd.env, "command", `workspace ${kit.prefix}`);
+      });
+      afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+      toolkitFixtureRows("wayland", () => ctx.desk, FILE, kit);
+    });
+  }
 
   // The real GTK4 and Qt5 apps' rows (gtk4-demo, FeatherPad through qtwayland5), as on X11.
   toolkitAppRows("wayland", () => ctx.desk, FILE);

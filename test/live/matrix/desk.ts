@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchAppTree, launchFixture, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
+import { launchAppTree, launchFixture, launchFixtureScript, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
 import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
 import { record } from "./results.ts";
 import type { MatrixDesktop } from "./rows.ts";
@@ -21,8 +21,8 @@ export interface Bounds {
 export interface MatrixDesk {
   readonly kind: MatrixDesktop;
   readonly desktop: DesktopLike;
-  /** Starts the GTK3 fixture on this desktop and waits until both its windows are up. */
-  launchFixture(opts?: LaunchFixtureOptions): Promise<Fixture>;
+  /** Starts a fixture script on this desktop (default the GTK3 fixture) and waits for its "ready". */
+  launchFixture(opts?: LaunchFixtureOptions, script?: string): Promise<Fixture>;
   /** deckhand's window id of the fixture's window with this title (X11: its xid; Wayland: sway's container id). */
   windowId(f: Fixture, title: string): Promise<number>;
   /** What the scene oracles compare; `f` is the fixture whose own log is the pointer oracle on Wayland. */
@@ -49,7 +49,7 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
   return {
     kind: "x11",
     desktop,
-    launchFixture: (opts) => launchFixture(desktop, opts),
+    launchFixture: (opts, script) => (script ? launchFixtureScript(desktop, script, opts) : launchFixture(desktop, opts)),
     async windowId(f, title) {
       const ready = f.events().find((e) => e.event === "ready") as any;
       return ready.windows.find((w: any) => w.title === title).xid;

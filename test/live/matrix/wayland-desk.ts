@@ -52,7 +52,7 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
   return {
     kind: "wayland",
     desktop,
-    launchFixture: (opts) => launchWaylandFixture(desktop, opts),
+    launchFixture: (opts, script) => launchWaylandFixture(desktop, opts, script),
     windowId: (f, title) => swayWindowId(desktop, f, title),
     scene: (f) => waylandScene(desktop, f),
     sceneViolations,

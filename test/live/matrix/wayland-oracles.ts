@@ -20,7 +20,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { launchFixture, waitUntil, type DesktopLike, type Fixture, type FixtureEvent, type LaunchFixtureOptions } from "../harness.ts";
+import { FIXTURE_APP, launchFixtureScript, waitUntil, type DesktopLike, type Fixture, type FixtureEvent, type LaunchFixtureOptions } from "../harness.ts";
 import { asDesktopUser, swaymsg, swayViews, views, type SwayNode } from "../wayland.ts";
 import { focusViolations, pointerViolations, QUIET_MS, sceneViolations, stackingViolations, unexpectedEvents, type OracleProof, type Scene } from "./oracles.ts";
 
@@ -81,8 +81,8 @@ export async function settledTree(d: DesktopLike): Promise<void> {
 }
 
 /** The GTK3 fixture on the Wayland desktop: run as its user, a native Wayland client (DISPLAY empty, so nothing falls back to Xwayland). */
-export function launchWaylandFixture(desktop: WaylandDesktop, opts: LaunchFixtureOptions = {}): Promise<Fixture> {
-  return launchFixture(desktop, { ...opts, env: { DISPLAY: "", ...opts.env }, wrapArgv: (argv) => asDesktopUser(argv, desktop.root) });
+export function launchWaylandFixture(desktop: WaylandDesktop, opts: LaunchFixtureOptions = {}, script = FIXTURE_APP): Promise<Fixture> {
+  return launchFixtureScript(desktop, script, { timeoutMs: 20_000, ...opts, env: { DISPLAY: "", ...opts.env }, wrapArgv: (argv) => asDesktopUser(argv, desktop.root) });
 }
 
 /** sway's container id (deckhand's window id on Wayland) of the fixture's window with this title. */
