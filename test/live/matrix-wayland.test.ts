@@ -20,6 +20,7 @@ import { mousepadRow, widgetFactoryRows } from "./matrix/app-runners.ts";
 import { toolkitAppRows } from "./matrix/toolkit-app-rows.ts";
 import { KITS, toolkitFixtureRows } from "./matrix/toolkit-fixture-rows.ts";
 import { browserRows, BROWSERS } from "./matrix/web-rows.ts";
+import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -147,6 +148,9 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // The browsers' rows on the web fixture, Chromium (--ozone-platform=wayland) and Firefox (MOZ_ENABLE_WAYLAND=1) as native Wayland clients.
   for (const b of BROWSERS) describe(`${b.id} on the web fixture (native Wayland)`, () => browserRows("wayland", () => ctx.desk, FILE, b));
+
+  // LibreOffice Writer and Calc on its gtk3 plugin, a native Wayland client.
+  describe("LibreOffice (native Wayland)", () => libreOfficeRows("wayland", () => ctx.desk, FILE));
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {

@@ -3,9 +3,6 @@
 // fixture is started, which window id deckhand knows its windows by, and the
 // scene oracles (focus, stacking or sway's tree, pointer). The X11 desk is
 // here; the Wayland one is in wayland-oracles.ts.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { launchAppTree, launchFixture, launchFixtureScript, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
 import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
 import { record } from "./results.ts";
@@ -34,8 +31,8 @@ export interface MatrixDesk {
   pointerAtViolations(f: Fixture, mark: number, x: number, y: number, canvas: Bounds): Promise<string[]>;
   /** Starts a real app (through wrappers or forks) and waits for its shown windows (ids as deckhand knows them). */
   launchAppTree(argv: string[], opts?: LaunchAppTreeOptions): Promise<TreeApp>;
-  /** A new directory the desktop's apps can write (profiles, documents). */
-  userDir(prefix: string): string;
+  /** Makes a directory the desktop's apps' own, recursively (profiles, documents), and returns it (X11: they run as we do). */
+  handOver(dir: string): string;
   /** What a browser needs on this desktop beyond its usual flags (Wayland: to be a native Wayland client). */
   browser(kind: "chromium" | "firefox"): { args: string[]; env: Record<string, string> };
   /** This desktop's oracle self-check (before any row counts; once per process). */
@@ -62,7 +59,7 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
       return new RegExp(`^x:${x} y:${y} `).test(at) ? [] : [`the pointer is at ${at}, not x:${x} y:${y}`];
     },
     launchAppTree: (argv, opts) => launchAppTree(desktop, argv, opts),
-    userDir: (prefix) => mkdtempSync(join(tmpdir(), prefix)),
+    handOver: (dir) => dir,
     browser: () => ({ args: [], env: {} }),
     proveOracles: async () => void (await proveOracles(desktop)),
     record: (id, file, fn) => record(id, file, fn, "x11"),

@@ -2,7 +2,7 @@
 // the fixture and real apps run as the desktop's user, native Wayland
 // clients; window ids are sway's container ids; the oracles are
 // wayland-oracles.ts'.
-import { chownSync, mkdtempSync } from "node:fs";
+import { chownSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { lookupUser, WAYLAND_USER } from "../../../src/desktop/user.ts";
 import { launchAppTree, type DesktopLike, type LaunchAppTreeOptions, type TreeApp, type WindowFinder } from "../harness.ts";
@@ -64,10 +64,13 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
       return m && m.x === want.x && m.y === want.y ? [] : [`the canvas last saw the pointer at ${m ? `${m.x},${m.y}` : "nothing"}, not ${want.x},${want.y}`];
     },
     launchAppTree: (argv, opts = {}) => launchOwnWorkspace(desktop, argv, { ...opts, env: { DISPLAY: "", ...opts.env }, wrapArgv: asUser, findWindows: swayFinder(desktop) }),
-    userDir(prefix) {
-      const dir = mkdtempSync(join(desktop.root, "home", prefix));
+    handOver(dir) {
+      // The apps run as deckhand-wl under root: what they write must be theirs.
       const user = AS_ROOT ? lookupUser(WAYLAND_USER) : undefined;
-      if (user) chownSync(dir, user.uid, user.gid);
+      if (user) {
+        chownSync(dir, user.uid, user.gid);
+        for (const sub of readdirSync(dir, { recursive: true })) chownSync(join(dir, String(sub)), user.uid, user.gid);
+      }
       return dir;
     },
     // Chromium picks X11 unless told; Firefox ESR 115 too (MOZ_ENABLE_WAYLAND).

@@ -5,6 +5,9 @@
 // (test/live/toolkits-web.test.ts) and the Wayland run
 // (test/live/matrix-wayland.test.ts, the browsers as native Wayland clients)
 // share them. Rows: rows.ts.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
 import { alivePid, processTree, waitUntil, type TreeApp } from "../harness.ts";
@@ -64,8 +67,9 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
     requireBuild();
     await desk().proveOracles();
     web = await startWebFixture();
-    const profile = desk().userDir(`deckhand-${b.id}-profile-`);
+    const profile = mkdtempSync(join(tmpdir(), `deckhand-${b.id}-profile-`));
     b.prepare?.(profile);
+    desk().handOver(profile);
     stateDir = newStateDir();
     fg = new Serve(desk().desktop, { stateDir, args: ["--allow-foreground"] });
     try {
