@@ -5,12 +5,16 @@
 // - stacking: sway has no global z-order; its tree stands for it (each
 //   view's container id, tiled or floating, rectangle, shown or not): any
 //   window moved, resized, floated, hidden or added shows there;
-// - pointer: no client can read where the pointer is; the GTK3 fixture logs
-//   every pointer event its windows receive on Wayland (fixture_app.py
-//   watch_pointer: enter, leave, motion; the canvas's own motion and button
-//   events as on X11), and the pointer oracle compares the last one seen.
-//   It sees the pointer over the fixture's windows only, which is where a
-//   row's action could move it; "pointer restored" rows compare the same.
+// - pointer: no client can read where the pointer is; the fixtures log
+//   every pointer event their windows receive on Wayland ("pointer": enter,
+//   leave, motion; fixture_app.py watch_pointer and its GTK4 and Qt5
+//   counterparts), so (a) the pointer oracle compares where the fixture
+//   last saw the pointer (over which window, at which point, or outside):
+//   the X11 rows' "pointer unchanged" and "pointer restored"; (b) any
+//   pointer event at all is in the app-log oracle, so a row that must not
+//   touch the pointer fails on one. Both see the pointer over the fixture's
+//   windows only, which is where a row's action could move it. (sway has no
+//   pointer at all until some pointer device exists: a virtual one.)
 // proveWaylandOracles injects a focus steal (swaymsg focus on the fixture's
 // second window), a stray keystroke (wtype into the focused fixture), a
 // pointer nudge (a virtual pointer of our own: wl_pointer_nudge.py) and a
@@ -33,17 +37,12 @@ export interface WaylandDesktop extends DesktopLike {
   root: string;
 }
 
-/** The fixture's events that are the pointer as it saw it (Wayland: its pointer oracle). */
-function isPointerEvent(e: FixtureEvent): boolean {
-  return e.event === "pointer" || (e.control === "Canvas" && (e.event === "motion" || e.event === "button"));
-}
-
-/** The last pointer event the fixture logged, as the pointer oracle compares it. */
+/** The last pointer event a fixture logged: where its windows last saw the pointer (Wayland: its pointer oracle). */
 export function pointerSeen(f: Pick<Fixture, "events">): string {
-  const last = f.events().filter(isPointerEvent).at(-1);
-  if (!last) return "never over the fixture";
-  const { t: _t, ...rest } = last;
-  return JSON.stringify(rest);
+  const last = f.events().filter((e) => e.event === "pointer").at(-1);
+  // Never seen, or seen leaving: the pointer is not over the fixture's windows.
+  if (!last || last.kind === "leave") return "outside the fixture's windows";
+  return last.x === undefined ? `over "${last.window}"` : `over "${last.window}" at ${last.x},${last.y}`;
 }
 
 /** sway's tree as the stacking oracle compares it: each view's id, kind, rectangle and whether it is shown. */
@@ -142,11 +141,16 @@ export async function proveWaylandOracles(desktop: WaylandDesktop): Promise<Orac
     const out = (await swaymsg(desktop.env, "get_outputs")) as { rect: { width: number; height: number } }[];
     const view = (await swayViews(desktop.env)).find((v) => v.id === main)!;
     const [px, py] = [view.rect.x + Math.floor(view.rect.width / 3), view.rect.y + Math.floor(view.rect.height / 2)];
-    await run("/usr/bin/python3", [NUDGE, String(px), String(py), "-7", "-5", String(out[0]!.rect.width), String(out[0]!.rect.height)], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
-    await f.waitFor((e) => isPointerEvent(e), 5000, mark).catch(() => undefined);
+    // The virtual pointer holds still over the window for 3 s, then goes away (the fixture then sees it leave).
+    const nudge = run("/usr/bin/python3", [NUDGE, String(px), String(py), "-7", "-5", String(out[0]!.rect.width), String(out[0]!.rect.height), "3"], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
+    await f.waitFor((e) => e.event === "pointer" && e.kind === "motion", 5000, mark).catch(() => undefined);
     await sleep(QUIET_MS);
     const moved = pointerViolations(before, await desk.scene(f));
-    checks.push({ injection: `pointer nudge (a zwlr_virtual_pointer_v1 to ${px},${py}, then by -7,-5)`, oracle: "pointer (the fixture's pointer log)", caught: moved.length > 0, report: moved });
+    checks.push({ injection: `pointer nudge (a zwlr_virtual_pointer_v1 to ${px},${py}, then by -7,-5)`, oracle: "pointer (where the fixture last saw it)", caught: moved.length > 0, report: moved });
+    await nudge;
+    await f.waitFor((e) => e.event === "pointer" && e.kind === "leave", 5000, mark).catch(() => undefined);
+    const seen = unexpectedEvents(f, mark);
+    checks.push({ injection: "the same pointer nudge", oracle: "app-log (the fixture's pointer events)", caught: seen.length > 0, report: seen.slice(0, 3) });
 
     // A window floated: sway's tree (the stacking oracle) changes.
     before = await desk.scene(f);

@@ -2,7 +2,9 @@
 """The Wayland oracle self-check's pointer injection (wayland-oracles.ts):
 moves the pointer of the sway desktop named by the environment
 (XDG_RUNTIME_DIR, WAYLAND_DISPLAY) to X,Y of an output WxH and then by
-DX,DY, through a virtual pointer of its own (zwlr_virtual_pointer_v1).
+DX,DY, through a virtual pointer of its own (zwlr_virtual_pointer_v1), and
+holds it there for HOLD seconds before the device goes away (sway then
+takes the seat's pointer away, and the apps see it leave).
 
 No Wayland client library is installed for Python, and wtype, the only
 Wayland input tool packaged here, is a keyboard: so this speaks the wire
@@ -10,7 +12,7 @@ protocol itself (a registry round trip, one bind, a few requests). The
 device lives for about a second: sway gives the seat a pointer only while a
 pointer device exists, and the apps bind it when told the seat has one.
 
-usage: wl_pointer_nudge.py X Y DX DY WIDTH HEIGHT
+usage: wl_pointer_nudge.py X Y DX DY WIDTH HEIGHT HOLD
 """
 import os
 import socket
@@ -57,6 +59,7 @@ def read_events(sock, until_callback):
 
 def main():
     x, y, dx, dy, width, height = (int(a) for a in sys.argv[1:7])
+    hold = float(sys.argv[7])
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.connect(os.path.join(os.environ["XDG_RUNTIME_DIR"], os.environ["WAYLAND_DISPLAY"]))
     request(sock, DISPLAY_ID, 1, struct.pack("<I", REGISTRY_ID))  # wl_display.get_registry
@@ -80,7 +83,7 @@ def main():
     time.sleep(0.3)
     request(sock, POINTER_ID, 0, struct.pack("<Iii", ms(), dx * 256, dy * 256))  # motion (wl_fixed)
     request(sock, POINTER_ID, 4)
-    time.sleep(0.3)
+    time.sleep(hold)
     request(sock, POINTER_ID, 8)  # destroy
     request(sock, DISPLAY_ID, 0, struct.pack("<I", CALLBACK_ID + 10))
     sock.close()
