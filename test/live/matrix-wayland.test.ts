@@ -21,6 +21,7 @@ import { toolkitAppRows } from "./matrix/toolkit-app-rows.ts";
 import { KITS, toolkitFixtureRows } from "./matrix/toolkit-fixture-rows.ts";
 import { browserRows, BROWSERS } from "./matrix/web-rows.ts";
 import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
+import { observationRows } from "./matrix/observation-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -151,6 +152,9 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // LibreOffice Writer and Calc on its gtk3 plugin, a native Wayland client.
   describe("LibreOffice (native Wayland)", () => libreOfficeRows("wayland", () => ctx.desk, FILE));
+
+  // Compact observation, pages and diffs (issue 14) on the same apps as on X11.
+  describe("compact observation, pages and diffs (native Wayland)", () => observationRows("wayland", () => ctx.desk, FILE));
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {

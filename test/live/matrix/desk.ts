@@ -65,3 +65,8 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
     record: (id, file, fn) => record(id, file, fn, "x11"),
   };
 }
+
+/** A browser's argv on this desk: what the desktop needs beyond the usual flags goes before the URL (the argv's last); its env is desk.browser(kind).env. */
+export function nativeBrowserArgv(desk: MatrixDesk, kind: "chromium" | "firefox", argv: string[]): string[] {
+  return [...argv.slice(0, -1), ...desk.browser(kind).args, argv.at(-1)!];
+}

@@ -13,7 +13,7 @@ import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
 import { alivePid, processTree, waitUntil, type TreeApp } from "../harness.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { browserArgv, FIREFOX_ENV, writeFirefoxPrefs } from "../app-profiles.ts";
-import type { MatrixDesk } from "./desk.ts";
+import { nativeBrowserArgv, type MatrixDesk } from "./desk.ts";
 import { QUIET_MS } from "./oracles.ts";
 import { metric } from "./results.ts";
 import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
@@ -73,10 +73,8 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
     stateDir = newStateDir();
     fg = new Serve(desk().desktop, { stateDir, args: ["--allow-foreground"] });
     try {
-      // What this desktop needs beyond the usual flags goes before the URL (Wayland: a native client).
-      const native = desk().browser(b.id);
-      const argv = b.argv(web.url, profile);
-      browser = await desk().launchAppTree([...argv.slice(0, -1), ...native.args, argv.at(-1)!], { env: { ...b.env, ...native.env }, timeoutMs: 90_000, titleMatches: /deckhand web fixture/ });
+      const argv = nativeBrowserArgv(desk(), b.id, b.argv(web.url, profile));
+      browser = await desk().launchAppTree(argv, { env: { ...b.env, ...desk().browser(b.id).env }, timeoutMs: 90_000, titleMatches: /deckhand web fixture/ });
       await web.waitFor((e) => e.event === "ready", 60_000);
       await waitAccessible(fg, browser.pid);
     } catch (err) {
