@@ -22,6 +22,7 @@ import { KITS, toolkitFixtureRows } from "./matrix/toolkit-fixture-rows.ts";
 import { browserRows, BROWSERS } from "./matrix/web-rows.ts";
 import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 import { observationRows } from "./matrix/observation-rows.ts";
+import { marksRows } from "./matrix/marks-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -155,6 +156,9 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // Compact observation, pages and diffs (issue 14) on the same apps as on X11.
   describe("compact observation, pages and diffs (native Wayland)", () => observationRows("wayland", () => ctx.desk, FILE));
+
+  // Set-of-marks (issue 14) on the same apps as on X11.
+  describe("set-of-marks (native Wayland)", () => marksRows("wayland", () => ctx.desk, FILE));
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {

@@ -3,7 +3,7 @@
 // fixture is started, which window id deckhand knows its windows by, and the
 // scene oracles (focus, stacking or sway's tree, pointer). The X11 desk is
 // here; the Wayland one is in wayland-oracles.ts.
-import { launchAppTree, launchFixture, launchFixtureScript, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
+import { launchAppTree, launchFixture, launchFixtureScript, xdotool, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
 import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
 import { record } from "./results.ts";
 import type { MatrixDesktop } from "./rows.ts";
@@ -35,6 +35,8 @@ export interface MatrixDesk {
   handOver(dir: string): string;
   /** What a browser needs on this desktop beyond its usual flags (Wayland: to be a native Wayland client). */
   browser(kind: "chromium" | "firefox"): { args: string[]; env: Record<string, string> };
+  /** Brings a window to the front and gives it the focus (X11: the window manager through xdotool; Wayland: sway). */
+  raise(windowId: number): Promise<void>;
   /** This desktop's oracle self-check (before any row counts; once per process). */
   proveOracles(): Promise<void>;
   /** Runs and records a row on this desktop (results.ts record). */
@@ -60,6 +62,10 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
     },
     launchAppTree: (argv, opts) => launchAppTree(desktop, argv, opts),
     handOver: (dir) => dir,
+    async raise(windowId) {
+      await xdotool(desktop, ["windowactivate", "--sync", String(windowId)]);
+      await xdotool(desktop, ["windowraise", String(windowId)]);
+    },
     browser: () => ({ args: [], env: {} }),
     proveOracles: async () => void (await proveOracles(desktop)),
     record: (id, file, fn) => record(id, file, fn, "x11"),

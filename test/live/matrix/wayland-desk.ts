@@ -75,6 +75,7 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
     },
     // Chromium picks X11 unless told; Firefox ESR 115 too (MOZ_ENABLE_WAYLAND).
     browser: (kind): { args: string[]; env: Record<string, string> } => (kind === "chromium" ? { args: ["--ozone-platform=wayland"], env: {} } : { args: [], env: { MOZ_ENABLE_WAYLAND: "1" } }),
+    raise: async (windowId) => void (await swaymsg(desktop.env, "command", `[con_id=${windowId}] focus`)),
     proveOracles: async () => void (waylandOracleProof()?.ok || (await proveWaylandOracles(desktop))),
     record: (id, file, fn) => record(id, file, fn, "wayland"),
   };
