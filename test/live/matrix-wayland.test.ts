@@ -23,6 +23,7 @@ import { browserRows, BROWSERS } from "./matrix/web-rows.ts";
 import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
+import { ocrTreeRows } from "./matrix/ocr-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -159,6 +160,9 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // Set-of-marks (issue 14) on the same apps as on X11.
   describe("set-of-marks (native Wayland)", () => marksRows("wayland", () => ctx.desk, FILE));
+
+  // OCR beside a tree (issue 14): gtk3-widget-factory, FeatherPad and Chromium.
+  describe("OCR beside a tree (native Wayland)", () => ocrTreeRows("wayland", () => ctx.desk, FILE));
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {

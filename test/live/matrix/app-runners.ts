@@ -12,9 +12,12 @@ import { metric } from "./results.ts";
 /** Records one row (the caller's desktop and file). */
 export type Record = (id: string, fn: () => Promise<void>) => Promise<void>;
 
-/** widget-factory.observe, .set-value.entry, .click.page, in this order, on one running gtk3-widget-factory. */
+/** widget-factory.observe, .set-value.entry, .click.page, in this order, on one running gtk3-widget-factory; each is recorded. */
 export async function widgetFactoryRows(bg: Serve, pid: number, record: Record): Promise<void> {
-  await record("widget-factory.observe", async () => {
+  // Each row is recorded whatever the one before did; the first failure is rethrown at the end.
+  const failures: unknown[] = [];
+  const each = (id: string, fn: () => Promise<void>) => record(id, fn).catch((err: unknown) => void failures.push(err));
+  await each("widget-factory.observe", async () => {
     const t0 = performance.now();
     const st = await bg.ok("get-app-state", { app: `pid:${pid}` });
     metric("widget-factory.observe", "observe_ms", Math.round(performance.now() - t0));
@@ -27,7 +30,7 @@ export async function widgetFactoryRows(bg: Serve, pid: number, record: Record):
     expect(st.snapshot.truncated).toBe(false);
     expect(st.screenshot.width).toBe(st.window.bounds.width);
   });
-  await record("widget-factory.set-value.entry", async () => {
+  await each("widget-factory.set-value.entry", async () => {
     const st = await bg.ok("get-app-state", { app: `pid:${pid}`, noScreenshot: true });
     const entry = st.snapshot.elements.find((e: any) => ENTRY.test(e.role) && e.enabled && !e.secure && e.value !== null);
     expect(entry, "an editable entry on page 1").toBeDefined();
@@ -36,7 +39,7 @@ export async function widgetFactoryRows(bg: Serve, pid: number, record: Record):
     const again = await bg.ok("get-app-state", { app: `pid:${pid}`, noScreenshot: true });
     expect(again.snapshot.elements.some((e: any) => e.value === "deckhand was here")).toBe(true);
   });
-  await record("widget-factory.click.page", async () => {
+  await each("widget-factory.click.page", async () => {
     const st = await bg.ok("get-app-state", { app: `pid:${pid}`, noScreenshot: true });
     const page2 = find(st, /radio/, "Page 2");
     const titlesBefore = new Set(st.snapshot.elements.map((e: any) => e.title));
@@ -48,6 +51,7 @@ export async function widgetFactoryRows(bg: Serve, pid: number, record: Record):
     });
     expect(find(after, /radio/, "Page 2").focused || after.snapshot.treeText.includes('radio "Page 2" (checked')).toBe(true);
   });
+  if (failures.length) throw failures[0];
 }
 
 /** mousepad.type-select-replace-undo on a running mousepad (a new document). */
