@@ -24,6 +24,7 @@ import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
 import { ocrTreeRows } from "./matrix/ocr-rows.ts";
+import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -163,6 +164,9 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // OCR beside a tree (issue 14): gtk3-widget-factory, FeatherPad and Chromium.
   describe("OCR beside a tree (native Wayland)", () => ocrTreeRows("wayland", () => ctx.desk, FILE));
+
+  // Point clicks on the GTK3 fixture (issue 15): one point_click per click; a program's final observation after typed keys.
+  describe("point clicks on the GTK3 fixture (native Wayland)", () => pointClickFixtureRows("wayland", () => ctx.desk, FILE, () => ctx.stateDir));
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {
