@@ -3,10 +3,12 @@
 // fixture is started, which window id deckhand knows its windows by, and the
 // scene oracles (focus, stacking or sway's tree, pointer). The X11 desk is
 // here; the Wayland one is in wayland-oracles.ts.
+import { afterAll, beforeAll, it } from "vitest";
+import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { launchAppTree, launchFixture, launchFixtureScript, xdotool, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
 import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
 import { record } from "./results.ts";
-import type { MatrixDesktop } from "./rows.ts";
+import { expectationOn, ROWS, type MatrixDesktop } from "./rows.ts";
 
 export interface Bounds {
   x: number;
@@ -75,4 +77,40 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
 /** A browser's argv on this desk: what the desktop needs beyond the usual flags goes before the URL (the argv's last); its env is desk.browser(kind).env. */
 export function nativeBrowserArgv(desk: MatrixDesk, kind: "chromium" | "firefox", argv: string[]): string[] {
   return [...argv.slice(0, -1), ...desk.browser(kind).args, argv.at(-1)!];
+}
+
+/**
+ * it() for a matrix row on a desk: registered only where the row applies
+ * (rows.ts says why it is pending or not applicable elsewhere), named with
+ * its expectation there, and recorded on that desktop. `before` runs first
+ * inside the recorded row (e.g. failing it with why its app did not start).
+ */
+export function rowTest(on: MatrixDesktop, desk: () => MatrixDesk, file: string, timeout: number, before?: (id: string) => void) {
+  return (id: string, fn: () => Promise<void>, t = timeout): void => {
+    const r = ROWS.find((x) => x.id === id);
+    if (!r) throw new Error(`no matrix row ${id}`);
+    const want = expectationOn(r, on);
+    if (!("expect" in want)) return;
+    it(`${id}: ${r.action} -> ${want.expect}`, () => desk().record(id, file, async () => (before?.(id), await fn())), t);
+  };
+}
+
+/** Fails a row whose app did not start, with why: its rows are then recorded as failed rather than skipped. */
+export function startFailed(failures: Map<string, Error>, group: string): void {
+  const failed = failures.get(group);
+  if (failed) throw new Error(`${group} did not start: ${failed.message}`);
+}
+
+/** A serve session without grants for the caller's describe, opened once the desk's oracles are proved; the getter is valid in its tests. */
+export function useServe(desk: () => MatrixDesk): () => Serve {
+  let bg: Serve | undefined;
+  beforeAll(async () => {
+    requireBuild();
+    await desk().proveOracles();
+    bg = new Serve(desk().desktop, { stateDir: newStateDir() });
+  }, 90_000);
+  afterAll(async () => {
+    await bg?.close();
+  });
+  return () => bg!;
 }

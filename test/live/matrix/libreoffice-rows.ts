@@ -8,13 +8,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { alivePid, processTree, treeUsage, waitUntil, type TreeApp } from "../harness.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { libreOfficeProfile, sofficeArgv, writerDocument } from "../app-profiles.ts";
-import type { MatrixDesk } from "./desk.ts";
+import { rowTest, startFailed, type MatrixDesk } from "./desk.ts";
 import { metric } from "./results.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { expectNoHarm, observeN, observeTimed, waitAccessible } from "./toolkit.ts";
 
 const OBSERVE_BOUND_MS = 10_000;
@@ -53,17 +53,7 @@ export function libreOfficeRows(on: MatrixDesktop, desk: () => MatrixDesk, file:
 
   /** Why Writer or Calc could not be started: its rows then fail, recorded, with that reason. */
   const startFailure = new Map<string, Error>();
-  const rowIt = (id: string, fn: () => Promise<void>, timeout = 180_000) => {
-    const r = ROWS.find((x) => x.id === id);
-    if (!r) throw new Error(`no matrix row ${id}`);
-    const group = id.split(".")[0]!;
-    if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-    it(`${id}: ${r.action} -> ${r.expect}`, () => desk().record(id, file, async () => {
-      const failed = startFailure.get(group);
-      if (failed) throw new Error(`${group} did not start: ${failed.message}`);
-      await fn();
-    }), timeout);
-  };
+  const rowIt = rowTest(on, desk, file, 180_000, (id) => startFailed(startFailure, id.split(".")[0]!));
 
   describe("Writer", () => {
     let app: TreeApp;

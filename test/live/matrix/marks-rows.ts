@@ -12,16 +12,16 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
 import { QT5_FIXTURE, waitUntil, type Fixture, type TreeApp } from "../harness.ts";
 import { AdapterServe, newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { QUIET_MS, since } from "./oracles.ts";
 import { metric } from "./results.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { browserArgv } from "../app-profiles.ts";
 import { waitAccessible } from "./toolkit.ts";
-import { nativeBrowserArgv, type MatrixDesk } from "./desk.ts";
+import { nativeBrowserArgv, rowTest, startFailed, type MatrixDesk } from "./desk.ts";
 import { decodePng } from "../../../src/engine/png.ts";
 import { boundsToImage, inkOn, layoutMarks, markedElements, markScale, MAX_MARKS, type PlacedMark } from "../../../src/engine/marks.ts";
 import { readLabel, rgbAt, type Pixels } from "../../fixtures/images/read-label.ts";
@@ -152,18 +152,7 @@ export function marksRows(on: MatrixDesktop, desk: () => MatrixDesk, file: strin
   });
 
   const startFailure = new Map<string, Error>();
-  const rowIt = (id: string, fn: () => Promise<void>, timeout = 90_000) => {
-    const r = ROWS.find((x) => x.id === id);
-    if (!r) throw new Error(`no matrix row ${id}`);
-    if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-    const group = id.split(".")[1]!;
-    it(`${id}: ${r.action} -> ${r.expect}`, () =>
-      desk().record(id, file, async () => {
-        const failed = startFailure.get(group);
-        if (failed) throw new Error(`${group} did not start: ${failed.message}`);
-        await fn();
-      }), timeout);
-  };
+  const rowIt = rowTest(on, desk, file, 90_000, (id) => startFailed(startFailure, id.split(".")[1]!));
 
   /** get-app-state --marks, timed, and the same observation without marks for the overhead. */
   async function observeMarked(row: string, args: Record<string, unknown>): Promise<{ st: any; check: MarksCheck }> {

@@ -8,14 +8,14 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { waitUntil, type Fixture, type TreeApp } from "../harness.ts";
-import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
+import { newStateDir, Serve } from "../deckhand.ts";
 import { browserArgv, libreOfficeProfile, sofficeArgv, writerDocument } from "../app-profiles.ts";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
-import { nativeBrowserArgv, type MatrixDesk } from "./desk.ts";
+import { nativeBrowserArgv, rowTest, useServe, type MatrixDesk } from "./desk.ts";
 import { metric } from "./results.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { waitAccessible } from "./toolkit.ts";
 
 /** What an agent can act on, read from the FULL output alone (independent of the compact rules). */
@@ -58,13 +58,6 @@ async function freshCompact(s: Serve, args: Record<string, unknown>) {
   return { r, bytes: bytes(r) };
 }
 
-function rowIt(desk: () => MatrixDesk, on: MatrixDesktop, file: string, id: string, fn: () => Promise<void>, timeout = 180_000) {
-  const r = ROWS.find((x) => x.id === id);
-  if (!r) throw new Error(`no matrix row ${id}`);
-  if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-  it(`${id}: ${r.action} -> ${r.expect}`, () => desk().record(id, file, fn), timeout);
-}
-
 function expectSmallerWithNothingLost(id: string, c: Awaited<ReturnType<typeof compare>>, fresh: number) {
   metric(id, "full_bytes", c.fullBytes);
   metric(id, "compact_bytes", c.compactBytes);
@@ -82,60 +75,53 @@ function expectSmallerWithNothingLost(id: string, c: Awaited<ReturnType<typeof c
 
 /** Registers the compact / page / diff rows inside the caller's describe; `file` names the test file in the results. */
 export function observationRows(on: MatrixDesktop, desk: () => MatrixDesk, file: string): void {
-  let bg: Serve;
-  beforeAll(async () => {
-    requireBuild();
-    await desk().proveOracles();
-    bg = new Serve(desk().desktop, { stateDir: newStateDir() });
-  }, 90_000);
-  afterAll(async () => {
-    await bg?.close();
-  });
+  const rowIt = rowTest(on, desk, file, 180_000);
+  const serve = useServe(desk);
 
   describe("gtk3-widget-factory", () => {
     let app: TreeApp;
     beforeAll(async () => {
       app = await desk().launchAppTree(["/usr/bin/gtk3-widget-factory"]);
-      await waitAccessible(bg, app.pid);
+      await waitAccessible(serve(), app.pid);
     }, 60_000);
     afterAll(async () => {
       await app?.stop();
     });
 
-    rowIt(desk, on, file, "observe.compact.widget-factory", async () => {
+    rowIt("observe.compact.widget-factory", async () => {
       const args = { app: `pid:${app.pid}` };
-      const c = await compare(bg, args);
-      const fresh = await freshCompact(bg, args);
+      const c = await compare(serve(), args);
+      const fresh = await freshCompact(serve(), args);
       expectSmallerWithNothingLost("observe.compact.widget-factory", c, fresh.bytes);
       expect(fresh.r.snapshot.treeText).toMatch(/radio_button|radio "Page 2"|"Page 2"/);
     });
 
-    rowIt(desk, on, file, "observe.page.widget-factory", async () => {
+    rowIt("observe.page.widget-factory", async () => {
       const app_ = `pid:${app.pid}`;
       // Which elements lie where: learned in another state dir (the same tree numbers its nodes the same).
       const other = new Serve(desk().desktop, { stateDir: newStateDir() });
       const full = await other.ok("get-app-state", { app: app_, noScreenshot: true, format: "full" });
       await other.close();
-      const q1 = await bg.ok("get-app-state", { app: app_, noScreenshot: true, format: "compact", maxBytes: 2000 });
+      const q1 = await serve().ok("get-app-state", { app: app_, noScreenshot: true, format: "compact", maxBytes: 2000 });
       expect(q1.snapshot.truncated).toBe(true);
       expect(q1.snapshot.elementCount).toBe(full.snapshot.elementCount);
       const next = q1.snapshot.nextOffset as number;
       const target = full.snapshot.elements.find((e: any) => e.index > next && INPUT_ROLES.has(e.role) && e.bounds);
       expect(target, `an entry well past the first page (next ${next}): ${full.snapshot.elements.filter((e: any) => INPUT_ROLES.has(e.role)).map((e: any) => e.index + ":" + e.role).join(" ")}`).toBeTruthy();
-      const refused = await bg.request("focus", { app: app_, elementIndex: target.index });
+      const refused = await serve().request("focus", { app: app_, elementIndex: target.index });
       expect(refused.ok).toBe(false);
       expect(refused.error).toMatchObject({ code: "ELEMENT_BEYOND_HORIZON", details: { elementIndex: target.index, reason: "page", nextOffset: next, delivery: "not_dispatched" } });
       // Page on until the entry is shown; then it is acted on.
       let offset: number | undefined = next;
       let pages = 1;
       for (; offset !== undefined && pages < 100; pages++) {
-        const p = await bg.ok("get-app-state", { app: app_, snapshotId: q1.snapshot.snapshotId, offset, maxBytes: 2000 });
+        const p = await serve().ok("get-app-state", { app: app_, snapshotId: q1.snapshot.snapshotId, offset, maxBytes: 2000 });
         expect(Buffer.byteLength(p.snapshot.treeText)).toBeLessThanOrEqual(2000);
         if (new RegExp(`^\\s*\\[${target.index}\\]`, "m").test(p.snapshot.treeText)) break;
         offset = p.snapshot.nextOffset;
       }
       metric("observe.page.widget-factory", "pages_to_target", pages + 1);
-      const focused = await bg.request("focus", { app: app_, elementIndex: target.index });
+      const focused = await serve().request("focus", { app: app_, elementIndex: target.index });
       expect(focused.ok, JSON.stringify(focused.error)).toBe(true);
     });
   });
@@ -148,21 +134,21 @@ export function observationRows(on: MatrixDesktop, desk: () => MatrixDesk, file:
       desk().handOver(dir);
       const argv = sofficeArgv("--writer", desk().handOver(libreOfficeProfile()), doc);
       app = await desk().launchAppTree(argv, { env: { SAL_USE_VCLPLUGIN: "gtk3" }, timeoutMs: 120_000, titleMatches: /deckhand-compact/ });
-      await waitAccessible(bg, app.pid, 90_000);
+      await waitAccessible(serve(), app.pid, 90_000);
     }, 150_000);
     afterAll(async () => {
       await app?.stop();
     }, 30_000);
 
-    rowIt(desk, on, file, "observe.compact.writer", async () => {
+    rowIt("observe.compact.writer", async () => {
       const args = { app: `pid:${app.pid}`, windowId: app.windows[0] };
       // Writer's document arrives in the tree some time after its window.
       await waitUntil("Writer's paragraphs in the tree", 60_000, async () => {
-        const st = await bg.ok("get-app-state", { ...args, noScreenshot: true, format: "compact" });
+        const st = await serve().ok("get-app-state", { ...args, noScreenshot: true, format: "compact" });
         return String(st.snapshot.treeText).includes("Third and last paragraph.") ? st : undefined;
       });
-      const c = await compare(bg, args);
-      const fresh = await freshCompact(bg, args);
+      const c = await compare(serve(), args);
+      const fresh = await freshCompact(serve(), args);
       expectSmallerWithNothingLost("observe.compact.writer", c, fresh.bytes);
       expect(fresh.r.snapshot.treeText).toContain("Second paragraph, with a comma.");
     });
@@ -176,21 +162,21 @@ export function observationRows(on: MatrixDesktop, desk: () => MatrixDesk, file:
       const profile = desk().handOver(mkdtempSync(join(tmpdir(), "deckhand-compact-chromium-")));
       browser = await desk().launchAppTree(nativeBrowserArgv(desk(), "chromium", browserArgv("chromium", web.url, profile)), { env: desk().browser("chromium").env, timeoutMs: 90_000, titleMatches: /deckhand long page/ });
       await web.waitFor((e) => e.event === "ready", 60_000);
-      await waitAccessible(bg, browser.pid);
+      await waitAccessible(serve(), browser.pid);
     }, 150_000);
     afterAll(async () => {
       await browser?.stop();
       await web?.close();
     }, 30_000);
 
-    rowIt(desk, on, file, "observe.compact.chromium-article", async () => {
+    rowIt("observe.compact.chromium-article", async () => {
       const args = { app: `pid:${browser.pid}`, windowId: browser.windows[0] };
       await waitUntil("the long page in the tree", 30_000, async () => {
-        const st = await bg.ok("get-app-state", { ...args, noScreenshot: true, format: "compact" });
+        const st = await serve().ok("get-app-state", { ...args, noScreenshot: true, format: "compact" });
         return String(st.snapshot.treeText).includes("Release table") ? st : undefined;
       });
-      const c = await compare(bg, args);
-      const fresh = await freshCompact(bg, args);
+      const c = await compare(serve(), args);
+      const fresh = await freshCompact(serve(), args);
       expectSmallerWithNothingLost("observe.compact.chromium-article", c, fresh.bytes);
       // Links, the search field and the headings are there; the paragraphs' running text is not.
       // The helper reads what is on screen: the first sections (the rest is below the fold).
@@ -208,16 +194,16 @@ export function observationRows(on: MatrixDesktop, desk: () => MatrixDesk, file:
       await fixture?.stop();
     });
 
-    rowIt(desk, on, file, "observe.diff.fixture", async () => {
+    rowIt("observe.diff.fixture", async () => {
       const app_ = `pid:${fixture.pid}`;
-      const windows = await bg.ok("list-windows", { app: app_ });
+      const windows = await serve().ok("list-windows", { app: app_ });
       const main = windows.windows.find((w: any) => w.title === "deckhand fixture").windowId;
-      const base = await bg.ok("get-app-state", { app: app_, windowId: main, noScreenshot: true, format: "full" });
+      const base = await serve().ok("get-app-state", { app: app_, windowId: main, noScreenshot: true, format: "full" });
       const name = base.snapshot.elements.find((e: any) => e.role === "text_field" && e.title === "Name");
       const ok = base.snapshot.elements.find((e: any) => e.role === "button" && e.title === "OK");
-      const set = await bg.request("set-value", { app: app_, windowId: main, elementIndex: name.index, value: "Ada Lovelace" });
+      const set = await serve().request("set-value", { app: app_, windowId: main, elementIndex: name.index, value: "Ada Lovelace" });
       expect(set.ok, JSON.stringify(set.error)).toBe(true);
-      const d = await bg.ok("get-app-state", { app: app_, windowId: main, noScreenshot: true, format: "compact", since: base.snapshot.snapshotId });
+      const d = await serve().ok("get-app-state", { app: app_, windowId: main, noScreenshot: true, format: "compact", since: base.snapshot.snapshotId });
       const diff = d.snapshot.diff;
       metric("observe.diff.fixture", "diff_bytes", bytes(d));
       metric("observe.diff.fixture", "full_bytes", bytes(base));
@@ -227,15 +213,15 @@ export function observationRows(on: MatrixDesktop, desk: () => MatrixDesk, file:
       expect(changedName.line).toContain('value="Ada Lovelace"');
       expect(d.snapshot.treeText).toBe("");
       // Indices kept: OK is still OK in the new snapshot, and is acted on there.
-      const click = await bg.request("click", { app: app_, windowId: main, elementIndex: ok.index });
+      const click = await serve().request("click", { app: app_, windowId: main, elementIndex: ok.index });
       expect(click.ok, JSON.stringify(click.error)).toBe(true);
       await fixture.waitFor((e) => e.event === "clicked" && e.control === "OK", 5000);
       // The window did not change, so a diff of nothing is applied and empty.
-      const again = await bg.ok("get-app-state", { app: app_, windowId: main, noScreenshot: true, format: "compact", since: d.snapshot.snapshotId });
+      const again = await serve().ok("get-app-state", { app: app_, windowId: main, noScreenshot: true, format: "compact", since: d.snapshot.snapshotId });
       expect(again.snapshot.diff).toMatchObject({ applied: true, added: [], removed: [] });
       // Another window: no diff, and why.
       const second = windows.windows.find((w: any) => w.windowId !== main).windowId;
-      const other = await bg.ok("get-app-state", { app: app_, windowId: second, noScreenshot: true, format: "compact", since: again.snapshot.snapshotId });
+      const other = await serve().ok("get-app-state", { app: app_, windowId: second, noScreenshot: true, format: "compact", since: again.snapshot.snapshotId });
       expect(other.snapshot.diff).toMatchObject({ applied: false, reason: "window_changed" });
       expect(other.snapshot.treeText.length).toBeGreaterThan(0);
     });

@@ -7,14 +7,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
 import { browserArgv, browserProfile } from "../app-profiles.ts";
-import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
+import type { Serve } from "../deckhand.ts";
 import { waitUntil, type TreeApp } from "../harness.ts";
-import { nativeBrowserArgv, type MatrixDesk } from "./desk.ts";
+import { nativeBrowserArgv, rowTest, useServe, type MatrixDesk } from "./desk.ts";
 import { metric } from "./results.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { waitAccessible } from "./toolkit.ts";
 
 export const DOC_LINES = ["Release checklist for version three", "Backup the database before upgrading", "Notify customers by email"];
@@ -79,31 +79,18 @@ export async function timed(s: Serve, args: Record<string, unknown>): Promise<{ 
 
 /** Registers the OCR-beside-a-tree rows inside the caller's describe; `file` names the test file in the results. */
 export function ocrTreeRows(on: MatrixDesktop, desk: () => MatrixDesk, file: string): void {
-  let bg: Serve;
-  beforeAll(async () => {
-    requireBuild();
-    await desk().proveOracles();
-    bg = new Serve(desk().desktop, { stateDir: newStateDir() });
-  }, 90_000);
-  afterAll(async () => {
-    await bg?.close();
-  });
-  const rowIt = (id: string, fn: () => Promise<void>, timeout = 120_000) => {
-    const r = ROWS.find((x) => x.id === id);
-    if (!r) throw new Error(`no matrix row ${id}`);
-    if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-    it(`${id}: ${r.action} -> ${r.expect}`, () => desk().record(id, file, fn), timeout);
-  };
+  const serve = useServe(desk);
+  const rowIt = rowTest(on, desk, file, 120_000);
 
   describe("--ocr beside a tree (apps with a tree)", () => {
     rowIt("ocr.widget-factory.explicit", async () => {
       const wf = await desk().launchAppTree(["/usr/bin/gtk3-widget-factory"]);
       try {
-        await waitAccessible(bg, wf.pid);
+        await waitAccessible(serve(), wf.pid);
         // A window mapped and on the bus may not be painted yet (its image blank: nothing to read):
         // start-up, not OCR. Observe again until the first frame is there (the CI run caught this).
         const { st, ms } = await waitUntil("widget-factory painted (OCR reads its text)", 20_000, async () => {
-          const o = await timed(bg, { app: `pid:${wf.pid}`, windowId: wf.windows[0], ocr: true });
+          const o = await timed(serve(), { app: `pid:${wf.pid}`, windowId: wf.windows[0], ocr: true });
           return o.st.ocr?.lines > 10 ? o : undefined;
         });
         timing("ocr.widget-factory.explicit", st, ms);
@@ -130,9 +117,9 @@ export function ocrTreeRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
       // Qt's platform (xcb or wayland) is the session's: QT_QPA_PLATFORM in its environment.
       const fp = await desk().launchAppTree(["/usr/bin/featherpad", file], { env: { QT_ACCESSIBILITY: "1" } });
       try {
-        await waitAccessible(bg, fp.pid);
+        await waitAccessible(serve(), fp.pid);
         const { st, ms } = await waitUntil("FeatherPad's text read", 20_000, async () => {
-          const o = await timed(bg, { app: `pid:${fp.pid}`, windowId: fp.windows[0], ocr: true });
+          const o = await timed(serve(), { app: `pid:${fp.pid}`, windowId: fp.windows[0], ocr: true });
           return accuracy(DOC_LINES, ocrOf(o.st).map((e) => e.title)).rate >= 0.9 ? o : undefined;
         });
         timing("ocr.featherpad.explicit", st, ms);
@@ -154,10 +141,10 @@ export function ocrTreeRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
         try {
           browser = await desk().launchAppTree(nativeBrowserArgv(desk(), "chromium", browserArgv("chromium", web.url, profile)), { env: desk().browser("chromium").env, timeoutMs: 90_000, titleMatches: /deckhand web fixture/ });
           await web.waitFor((e) => e.event === "ready", 60_000);
-          await waitAccessible(bg, browser.pid);
+          await waitAccessible(serve(), browser.pid);
           const want = ["deckhand web fixture", "Name", "Subscribe", "Password", "Preview", "Result: none"];
           const { st, ms, heading } = await waitUntil("the page's text read beside its tree", 30_000, async () => {
-            const o = await timed(bg, { app: `pid:${browser!.pid}`, windowId: browser!.windows[0], ocr: true });
+            const o = await timed(serve(), { app: `pid:${browser!.pid}`, windowId: browser!.windows[0], ocr: true });
             const heading = o.st.snapshot.elements.find((e: any) => e.source !== "ocr" && e.role === "heading" && e.title === "deckhand web fixture" && e.bounds);
             // "Password" sits beside its field, blacked out as a secure field: the black box beside it spoils that word (docs/ocr.md).
             return heading && accuracy(want, ocrOf(o.st).map((e) => e.title)).rate >= 0.85 ? { ...o, heading } : undefined;

@@ -5,25 +5,16 @@
 // editor: observe and type into it), registered on a desk (desk.ts): the
 // X11 run (test/live/toolkits-apps.test.ts) and the Wayland run
 // (test/live/matrix-wayland.test.ts) share them. Rows: rows.ts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { alivePid, processTree, waitUntil, type TreeApp } from "../harness.ts";
-import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
-import type { MatrixDesk } from "./desk.ts";
+import { rowTest, startFailed, useServe, type MatrixDesk } from "./desk.ts";
 import { metric } from "./results.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { expectInsideWindow, expectNoHarm, observeN, observeTimed, waitAccessible } from "./toolkit.ts";
 
 /** Registers the rows' tests inside the caller's describe; `file` names the test file in the results. */
 export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: string): void {
-  let bg: Serve;
-  beforeAll(async () => {
-    requireBuild();
-    await desk().proveOracles();
-    bg = new Serve(desk().desktop, { stateDir: newStateDir() });
-  }, 90_000);
-  afterAll(async () => {
-    await bg?.close();
-  });
+  const serve = useServe(desk);
 
   /**
    * Why an app could not be started (or never joined the AT-SPI bus): its
@@ -31,23 +22,14 @@ export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: 
    * leaving an older result standing.
    */
   const startFailure = new Map<string, Error>();
-  const rowIt = (id: string, fn: () => Promise<void>, timeout = 120_000, group = id.split(".")[0]!) => {
-    const r = ROWS.find((x) => x.id === id);
-    if (!r) throw new Error(`no matrix row ${id}`);
-    if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-    it(`${id}: ${r.action} -> ${r.expect}`, () => desk().record(id, file, async () => {
-      const failed = startFailure.get(group);
-      if (failed) throw new Error(`${group} did not start: ${failed.message}`);
-      await fn();
-    }), timeout);
-  };
+  const rowIt = rowTest(on, desk, file, 120_000, (id) => startFailed(startFailure, id.split(".")[0]!));
 
   describe("gtk4-demo", () => {
     let app: TreeApp;
     beforeAll(async () => {
       try {
         app = await desk().launchAppTree(["/usr/bin/gtk4-demo"], { timeoutMs: 60_000 });
-        await waitAccessible(bg, app.pid);
+        await waitAccessible(serve(), app.pid);
       } catch (err) {
         startFailure.set("gtk4-demo", err as Error);
       }
@@ -56,7 +38,7 @@ export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: 
       await app?.stop();
     });
     rowIt("gtk4-demo.observe", async () => {
-      const { st, ms } = await observeTimed(bg, { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 }, "gtk4-demo.observe");
+      const { st, ms } = await observeTimed(serve(), { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 }, "gtk4-demo.observe");
       console.log(`[observe] gtk4-demo: ${ms} ms, ${st.snapshot.elementCount} elements, truncated ${st.snapshot.truncated}`);
       expect(st.snapshot.elementCount, `more than the frame:\n${String(st.snapshot.treeText).slice(0, 2000)}`).toBeGreaterThan(50);
       const buttons = st.snapshot.elements.filter((e: any) => /button/.test(e.role) && e.title);
@@ -67,7 +49,7 @@ export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: 
     });
     rowIt("gtk4-demo.harm", async () => {
       await expectNoHarm("gtk4-demo.harm", app.pid, () => processTree(app.pid), async () => {
-        const times = await observeN(bg, { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 }, 5, "gtk4-demo.harm");
+        const times = await observeN(serve(), { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 }, 5, "gtk4-demo.harm");
         console.log(`[observe] gtk4-demo x5: ${times.join(", ")} ms`);
       });
     });
@@ -76,7 +58,7 @@ export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: 
   describe("featherpad", () => {
     let app: TreeApp;
     const editor = async () => {
-      const o = await observeTimed(bg, { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 });
+      const o = await observeTimed(serve(), { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 });
       // The document is FeatherPad's one multi-line text element (its search
       // bar's line edits are hidden).
       const el = o.st.snapshot.elements.filter((e: any) => /^text_(?:field|area)$/.test(e.role)).sort((a: any, b: any) => b.bounds.width * b.bounds.height - a.bounds.width * a.bounds.height)[0];
@@ -87,7 +69,7 @@ export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: 
       // no single-instance hand-off to another FeatherPad.
       try {
         app = await desk().launchAppTree(["/usr/bin/featherpad", "--standalone"], { env: { QT_ACCESSIBILITY: "1" }, timeoutMs: 60_000 });
-        await waitAccessible(bg, app.pid);
+        await waitAccessible(serve(), app.pid);
       } catch (err) {
         startFailure.set("featherpad", err as Error);
       }
@@ -105,17 +87,17 @@ export function toolkitAppRows(on: MatrixDesktop, desk: () => MatrixDesk, file: 
     });
     rowIt("featherpad.type-text", async () => {
       const { el } = await editor();
-      const r = await bg.request("type-text", { app: `pid:${app.pid}`, elementIndex: el.index, text: "hello featherpad" });
+      const r = await serve().request("type-text", { app: `pid:${app.pid}`, elementIndex: el.index, text: "hello featherpad" });
       if (!alivePid(app.pid)) throw new Error(`featherpad died during type-text; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
       expect(r.ok, JSON.stringify(r.error)).toBe(true);
       await waitUntil("the typed text in featherpad's editor", 5000, async () => String((await editor()).el?.value ?? "").includes("hello featherpad"));
     });
     rowIt("featherpad.harm", async () => {
       await expectNoHarm("featherpad.harm", app.pid, () => processTree(app.pid), async () => {
-        const times = await observeN(bg, { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 }, 5, "featherpad.harm");
+        const times = await observeN(serve(), { app: `pid:${app.pid}`, windowId: app.windows[0], maxNodes: 5000 }, 5, "featherpad.harm");
         console.log(`[observe] featherpad x5: ${times.join(", ")} ms`);
         const { el } = await editor();
-        await bg.request("type-text", { app: `pid:${app.pid}`, elementIndex: el.index, text: " again" });
+        await serve().request("type-text", { app: `pid:${app.pid}`, elementIndex: el.index, text: " again" });
       });
     });
   });

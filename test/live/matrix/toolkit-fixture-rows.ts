@@ -4,12 +4,12 @@
 // (test/live/toolkits-fixtures.test.ts) and the Wayland run
 // (test/live/matrix-wayland.test.ts, the fixtures as native Wayland clients)
 // share them. Rows: rows.ts.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { alivePid, GTK4_FIXTURE, processTree, QT5_FIXTURE, type Fixture } from "../harness.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
-import type { MatrixDesk } from "./desk.ts";
+import { rowTest, type MatrixDesk } from "./desk.ts";
 import { quietViolations, since } from "./oracles.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { expectInsideWindow, expectNoHarm, findEl, observeN, observeTimed } from "./toolkit.ts";
 
 const BUTTON = /button/;
@@ -74,12 +74,8 @@ export function toolkitFixtureRows(on: MatrixDesktop, desk: () => MatrixDesk, fi
     await fixture?.stop();
   });
 
-  const rowIt = (id: string, fn: () => Promise<void>, timeout = 60_000) => {
-    const r = ROWS.find((x) => x.id === id);
-    if (!r) throw new Error(`no matrix row ${id}`);
-    if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-    it(`${id}: ${r.action} -> ${r.expect}`, () => desk().record(id, file, async () => (await live(), await fn())), timeout);
-  };
+  const test = rowTest(on, desk, file, 60_000);
+  const rowIt = (id: string, fn: () => Promise<void>) => test(id, async () => (await live(), await fn()));
 
   rowIt(`${kit.prefix}.observe`, async () => {
     const { st, ms } = await obs(`${kit.prefix}.observe`);

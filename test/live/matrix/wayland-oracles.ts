@@ -24,7 +24,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { FIXTURE_APP, launchFixtureScript, waitUntil, type DesktopLike, type Fixture, type FixtureEvent, type LaunchFixtureOptions } from "../harness.ts";
+import { FIXTURE_APP, launchFixtureScript, waitUntil, type DesktopLike, type Fixture, type LaunchFixtureOptions } from "../harness.ts";
 import { asDesktopUser, swaymsg, swayViews, views, type SwayNode } from "../wayland.ts";
 import { focusViolations, pointerViolations, QUIET_MS, sceneViolations, stackingViolations, unexpectedEvents, type OracleProof, type Scene } from "./oracles.ts";
 

@@ -8,15 +8,15 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
 import { alivePid, processTree, waitUntil, type TreeApp } from "../harness.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { browserArgv, FIREFOX_ENV, writeFirefoxPrefs } from "../app-profiles.ts";
-import { nativeBrowserArgv, type MatrixDesk } from "./desk.ts";
+import { nativeBrowserArgv, rowTest, type MatrixDesk } from "./desk.ts";
 import { QUIET_MS } from "./oracles.ts";
 import { metric } from "./results.ts";
-import { appliesOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import type { MatrixDesktop } from "./rows.ts";
 import { expectInsideWindow, expectNoHarm, findEl, observeN, observeTimed, waitAccessible } from "./toolkit.ts";
 
 const ENTRY = /^text_(?:field|area)$/;
@@ -88,15 +88,9 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
     await web?.close();
   }, 30_000);
 
-  const rowIt = (id: string, fn: () => Promise<void>, timeout = 120_000) => {
-    const r = ROWS.find((x) => x.id === id);
-    if (!r) throw new Error(`no matrix row ${id}`);
-    if (!appliesOn(r, on)) return; // pending or not applicable there: rows.ts says why
-    it(`${id}: ${r.action} -> ${r.expect}`, () => desk().record(id, file, async () => {
-      if (startFailure) throw new Error(`${b.id} did not start: ${startFailure.message}`);
-      await fn();
-    }), timeout);
-  };
+  const rowIt = rowTest(on, desk, file, 120_000, () => {
+    if (startFailure) throw new Error(`${b.id} did not start: ${startFailure.message}`);
+  });
 
   rowIt(`${b.id}.observe`, async () => {
     const { st, ms } = await formObs(`${b.id}.observe`);
