@@ -55,13 +55,18 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
   const app = () => `pid:${browser.pid}`;
   const obs = (row?: string) => observeTimed(fg, { app: app(), windowId: browser.windows[0] }, row);
   /** An observation in which the form is there (web content's tree arrives after the page). */
-  const formObs = (row?: string) =>
-    waitUntil(`${b.id}'s form in the accessibility tree`, 30_000, async () => {
+  const formObs = (row?: string) => {
+    let last: any;
+    return waitUntil(`${b.id}'s form in the accessibility tree`, 30_000, async () => {
       const o = await obs(row);
+      last = o.st;
       // Present and laid out: right after a load Firefox may list the
       // input before it has extents (bounds null); that is start-up, not a row.
       return o.st.snapshot.elements.some((e: any) => ENTRY.test(e.role) && e.title === "Name" && e.bounds) ? o : undefined;
+    }).catch((err) => {
+      throw new Error(`${(err as Error).message}; the last observation:\n${String(last?.snapshot.treeText).slice(0, 2500)}`);
     });
+  };
 
   beforeAll(async () => {
     requireBuild();
