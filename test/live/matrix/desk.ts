@@ -29,6 +29,19 @@ export interface MatrixDesk {
   /** Every scene oracle's violations: focus, stacking (Wayland: sway's tree), pointer. */
   sceneViolations(before: Scene, after: Scene): string[];
   pointerViolations(before: Scene, after: Scene): string[];
+  /**
+   * Whether the helper puts the pointer back after pointer input (X11: yes,
+   * XTest reads where it was; Wayland: no client can read the pointer, so
+   * it is never put back and the receipt says pointer_restored false).
+   */
+  readonly restoresPointer: boolean;
+  /**
+   * The "pointer restored" oracle of a row that moved the pointer, from the
+   * scene before it: X11, the pointer is back where it was; Wayland (it is
+   * never put back), the pointer stays where the action left it: the
+   * fixture sees it hold still over its window.
+   */
+  pointerAfterInputViolations(f: Fixture, before: Scene): Promise<string[]>;
   /** After a hover to (x, y) on the canvas whose bounds these are: where the pointer is not there. */
   pointerAtViolations(f: Fixture, mark: number, x: number, y: number, canvas: Bounds): Promise<string[]>;
   /** Starts a real app (through wrappers or forks) and waits for its shown windows (ids as deckhand knows them). */
@@ -58,6 +71,8 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
     scene: async () => scene(desktop),
     sceneViolations,
     pointerViolations,
+    restoresPointer: true,
+    pointerAfterInputViolations: async (_f, before) => pointerViolations(before, scene(desktop)),
     async pointerAtViolations(_f, _mark, x, y) {
       const at = pointer(desktop);
       return new RegExp(`^x:${x} y:${y} `).test(at) ? [] : [`the pointer is at ${at}, not x:${x} y:${y}`];

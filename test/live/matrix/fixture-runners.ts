@@ -281,13 +281,13 @@ export const FIXTURE_RUNNERS: Record<string, Runner> = {
     const mark = ctx.fixture.events().length;
     const r = await ctx.fg.ok("click", { app: `pid:${ctx.fixture.pid}`, x, y });
     expect(r.route).toBe("foreground_input");
-    expect(r.cleanup).toEqual({ keys_released: true, buttons_released: true, pointer_restored: true });
+    expect(r.cleanup).toEqual({ keys_released: true, buttons_released: true, pointer_restored: ctx.desk.restoresPointer });
     await ctx.fixture.waitFor((e) => e.event === "button" && e.type === "release", 5000, mark);
     await sleep(QUIET_MS);
     const buttons = since(ctx.fixture, mark).filter((e) => e.event === "button");
     expect(buttons.map((e) => e.type)).toEqual(["press", "release"]);
     expect(since(ctx.fixture, mark).filter((e) => e.event === "clicked" || e.event === "text_changed")).toEqual([]);
-    expect(ctx.desk.pointerViolations(before, await ctx.desk.scene(ctx.fixture))).toEqual([]);
+    expect(await ctx.desk.pointerAfterInputViolations(ctx.fixture, before)).toEqual([]);
   },
   async "fixture.fg.type-text.focused"(ctx) {
     const st = await observe(ctx.fg, ctx);
@@ -334,7 +334,7 @@ export const FIXTURE_RUNNERS: Record<string, Runner> = {
     const r = await ctx.fg.ok("scroll", { app: `pid:${ctx.fixture.pid}`, direction: "down", amount: 3, x, y });
     expect(r.route).toBe("foreground_input");
     await ctx.fixture.waitFor((e) => e.event === "scroll" && e.control === "Rows", 5000, mark);
-    expect(ctx.desk.pointerViolations(before, await ctx.desk.scene(ctx.fixture))).toEqual([]);
+    expect(await ctx.desk.pointerAfterInputViolations(ctx.fixture, before)).toEqual([]);
   },
   async "fixture.fg.drag.canvas"(ctx) {
     const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;
@@ -348,7 +348,7 @@ export const FIXTURE_RUNNERS: Record<string, Runner> = {
     const buttons = since(ctx.fixture, mark).filter((e) => e.event === "button");
     expect(buttons.map((e) => e.type)).toEqual(["press", "release"]);
     expect(Number(buttons[1]!.x) - Number(buttons[0]!.x)).toBe(60);
-    expect(ctx.desk.pointerViolations(before, await ctx.desk.scene(ctx.fixture))).toEqual([]);
+    expect(await ctx.desk.pointerAfterInputViolations(ctx.fixture, before)).toEqual([]);
   },
   async "fixture.fg.move.hover"(ctx) {
     const ready = ctx.fixture.events().find((e) => e.event === "ready") as any;

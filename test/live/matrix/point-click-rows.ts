@@ -71,7 +71,7 @@ export function pointClickFixtureRows(on: MatrixDesktop, desk: () => MatrixDesk,
           const r = await fg.request("click", { app: app(), x: at.x, y: at.y });
           ms.push(performance.now() - t0);
           expect(r.ok, JSON.stringify(r.error)).toBe(true);
-          expect(r.result).toMatchObject({ route: "foreground_input", delivery: "submitted", cleanup: { pointer_restored: true, buttons_released: true } });
+          expect(r.result).toMatchObject({ route: "foreground_input", delivery: "submitted", cleanup: { pointer_restored: desk().restoresPointer, buttons_released: true } });
         }
         metric("click.point.fixture.canvas", "median_ms", Math.round(median(ms) * 100) / 100);
         metric("click.point.fixture.canvas", "min_ms", Math.round(Math.min(...ms) * 100) / 100);

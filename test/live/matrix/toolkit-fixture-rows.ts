@@ -144,7 +144,7 @@ export function toolkitFixtureRows(on: MatrixDesktop, desk: () => MatrixDesk, fi
       // A real click also focuses the check button and moves keyboard focus into the window.
       expect(await quietViolations(fixture, mark, (e) => (e.event === "toggled" && e.control === "Subscribe") || e.event === "focus")).toEqual([]);
       expect(since(fixture, mark).filter((e) => e.event === "toggled")).toHaveLength(1);
-      expect(desk().pointerViolations(before, await desk().scene(fixture))).toEqual([]);
+      expect(await desk().pointerAfterInputViolations(fixture, before)).toEqual([]);
     });
   }
 

@@ -8,7 +8,7 @@ import { lookupUser, WAYLAND_USER } from "../../../src/desktop/user.ts";
 import { launchAppTree, type DesktopLike, type LaunchAppTreeOptions, type TreeApp, type WindowFinder } from "../harness.ts";
 import { AS_ROOT, asDesktopUser, swaymsg, swayViews } from "../wayland.ts";
 import type { MatrixDesk } from "./desk.ts";
-import { pointerViolations, sceneViolations } from "./oracles.ts";
+import { pointerViolations, QUIET_MS, sceneViolations } from "./oracles.ts";
 import { record } from "./results.ts";
 import { launchWaylandFixture, proveWaylandOracles, swayWindowId, settledTree, waylandOracleProof, waylandScene, type WaylandDesktop } from "./wayland-oracles.ts";
 
@@ -57,6 +57,15 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
     scene: (f) => waylandScene(desktop, f),
     sceneViolations,
     pointerViolations,
+    restoresPointer: false,
+    async pointerAfterInputViolations(f) {
+      // Left where the action put it (over the fixture), and nothing moves it after.
+      const now = await waylandScene(desktop, f);
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+      const later = await waylandScene(desktop, f);
+      const over = now.pointer.startsWith("over ") ? [] : [`the fixture last saw the pointer ${now.pointer}, not over its window where the action left it`];
+      return [...over, ...pointerViolations(now, later)];
+    },
     async pointerAtViolations(f, mark, x, y, canvas) {
       // The hover's last motion on the canvas, in the canvas's own coordinates.
       const m = f.events().slice(mark).filter((e) => e.event === "motion" && e.control === "Canvas").at(-1);
