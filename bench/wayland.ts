@@ -5,9 +5,9 @@
 //   helper get_tree          vs a pyatspi walk of the same window (as the desktop's user)
 //   helper window screenshot vs `grim -g "x,y wxh"` of the same region
 //   get-app-state via serve  vs the X11 row of the same run (when it ran)
-// wtype is no peer yet: deckhand has no Wayland keyboard input (issue 19).
+//   helper input (typing)    vs `wtype TEXT` into the same native GTK entry
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -16,7 +16,7 @@ import { asUser, lookupUser, WAYLAND_USER } from "../src/desktop/user.ts";
 import { percentile, type Row } from "./stats.ts";
 
 const run = promisify(execFile);
-const TOOLS = ["sway", "swaymsg", "grim", "gtk3-widget-factory"];
+const TOOLS = ["sway", "swaymsg", "grim", "gtk3-widget-factory", "wtype"];
 
 /** The tools the Wayland section needs that are not on PATH (empty: it can run). */
 export function waylandMissing(): string[] {
@@ -47,6 +47,25 @@ export interface WaylandBenchDeps {
   x11State?: number;
 }
 
+/** A GTK 3 entry that logs "done" each time it holds argv[1], then empties itself and logs "empty". */
+const ENTRY_PY = `
+import gi, sys
+gi.require_version('Gtk', '3.0')
+from gi.repository import Gtk, GLib
+target, log = sys.argv[1], open(sys.argv[2], 'a', buffering=1)
+w = Gtk.Window(title='bench-entry'); e = Gtk.Entry(); w.add(e)
+def clear():
+    e.set_text('')
+    log.write('empty\\n')
+    return False
+def changed(_):
+    if e.get_text() == target:
+        log.write('done\\n')
+        GLib.idle_add(clear)
+e.connect('changed', changed)
+w.connect('destroy', Gtk.main_quit); w.show_all(); e.grab_focus(); Gtk.main()
+`;
+
 export async function waylandRows(deps: WaylandBenchDeps): Promise<Row[]> {
   const missing = waylandMissing();
   if (missing.length) {
@@ -62,6 +81,7 @@ export async function waylandRows(deps: WaylandBenchDeps): Promise<Row[]> {
   const asDesktopUser = (argv: string[]) => asUser(argv, user, home);
   const denv = { ...process.env, ...d.env };
   let app: ChildProcess | undefined;
+  let entryApp: ChildProcess | undefined;
   const h = deps.helper(d);
   let serve: ReturnType<WaylandBenchDeps["serve"]> | undefined;
   try {
@@ -113,14 +133,74 @@ export async function waylandRows(deps: WaylandBenchDeps): Promise<Row[]> {
     const noShot = await time(runs, () => s.ok("get-app-state", { app: `pid:${pid}`, noScreenshot: true }));
     const x11 = deps.x11State === undefined ? "X11 row not run (BENCH_ONLY=wayland)" : `X11 row (Xvfb, same run): ${deps.x11State.toFixed(1)} ms, Wayland/X11 ${(percentile(state, 50) / deps.x11State).toFixed(2)}`;
     rows.push({ name: `Wayland: get-app-state end to end through serve (tree + screenshot, ${st.snapshot.elementCount} elements)`, p50: percentile(state, 50), p99: percentile(state, 99), unit: "ms", note: `widget-factory page 1; ${x11}; --no-screenshot ${percentile(noShot, 50).toFixed(1)} ms` });
-    // No input rows: wtype (the peer for typing) waits for deckhand's Wayland keyboard input (issue 19, not implemented).
-    console.error("bench: Wayland input rows not measured: deckhand has no Wayland keyboard/pointer input yet (issue 19); wtype becomes the peer then");
+
+    // (4) typing a fixed text into a native GTK 3 entry: the helper's input op
+    // (focus guard on, as deckhand sends it) vs `wtype TEXT`, each timed to
+    // its completion (both end with a round trip to sway). The app logs each
+    // time the entry holds the text, then empties it: every run is counted.
+    const TEXT = "deckhand types héllo Ω ✓ 42";
+    const script = join(home, "bench-entry.py");
+    const log = join(home, "bench-entry.log");
+    writeFileSync(script, ENTRY_PY);
+    chmodSync(script, 0o644);
+    writeFileSync(log, "");
+    chmodSync(log, 0o666);
+    const eargv = asDesktopUser([deps.python, script, TEXT, log]);
+    entryApp = spawn(eargv[0]!, eargv.slice(1), { env: { ...denv, DISPLAY: "" }, cwd: home, stdio: "ignore", detached: true });
+    entryApp.on("error", () => {});
+    const epid = entryApp.pid!;
+    let ewin = 0;
+    await waitFor("the entry app focused in sway's tree", async () => {
+      const { windows } = await h.req("list_windows", { pid: epid });
+      ewin = windows[0]?.window_id ?? 0;
+      const tree = JSON.parse((await run("swaymsg", ["-r", "-s", d.env.SWAYSOCK!, "-t", "get_tree"], { timeout: 5000 })).stdout);
+      const focused = (n: any): boolean => (n.id === ewin && n.focused) || [...(n.nodes ?? []), ...(n.floating_nodes ?? [])].some(focused);
+      return ewin !== 0 && focused(tree);
+    });
+    const lines = () => readFileSync(log, "utf8").split("\n");
+    const done = () => lines().filter((l) => l === "done").length;
+    // Polled every millisecond (waitFor's 50 ms steps would be most of what is measured).
+    const until = async (what: string, check: () => boolean) => {
+      const end = performance.now() + 10_000;
+      while (!check()) {
+        if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    };
+    // Typed into the empty entry: the app emptied it after the last run.
+    const typed = async (send: () => Promise<unknown>) => {
+      const before = done();
+      await until("an empty entry", () => lines().filter((l) => l === "empty").length === before);
+      const t0 = performance.now();
+      await send();
+      await until("the typed text", () => done() === before + 1);
+      return performance.now() - t0;
+    };
+    const timed = async (n: number, send: () => Promise<unknown>) => {
+      await typed(send); // warm
+      const out: number[] = [];
+      for (let i = 0; i < n; i++) out.push(await typed(send));
+      return out;
+    };
+    const typeArgs = { steps: [{ kind: "type", text: TEXT }], restore_pointer: false, focus: { window_id: ewin, pid: epid, activate: false } };
+    await h.req("input", typeArgs); // the devices' one-time creation is not what is measured
+    await until("the first typed text", () => done() === 1);
+    const helperType = await timed(runs, () => h.req("input", typeArgs));
+    const wtype = await timed(runs, () => run("wtype", [TEXT], { env: denv, timeout: 10_000 }));
+    rows.push({
+      name: `Wayland: helper input, type ${[...TEXT].length} characters (non-ASCII too) into a native GTK 3 entry, focus guard on, until the app has it`,
+      p50: percentile(helperType, 50),
+      p99: percentile(helperType, 99),
+      unit: "ms",
+      note: `peer: \`wtype TEXT\` until the app has it ${percentile(wtype, 50).toFixed(1)} ms (p99 ${percentile(wtype, 99).toFixed(1)}); ratio ${(percentile(helperType, 50) / percentile(wtype, 50)).toFixed(3)}; every run's text arrived whole (${done()} times)`,
+    });
   } finally {
     serve?.close();
     h.close();
-    if (app?.pid) {
+    for (const a of [app, entryApp]) {
+      if (!a?.pid) continue;
       try {
-        process.kill(-app.pid, "SIGTERM");
+        process.kill(-a.pid, "SIGTERM");
       } catch {
         /* gone */
       }

@@ -160,8 +160,62 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
              blacked out where it touches the image; window_id 0: every shown native window's. Run live (GTK 3 password entry) by test/live/wayland-helper.test.ts",
         ),
         "screenshot.occluded" if sway => no("Wayland: sway 1.7 has no per-window capture (wlr-screencopy copies outputs and regions): a covered window is refused, reason covered".into()),
+        // ---- issue 19: element routes and window ops (ops/window.rs, wayland/window_ops.rs)
+        "screenshot.scale" | "screenshot.formats" if sway => live(
+            "the X11 path's finish-and-write step after the wlr-screencopy capture: max_width scaling (area average), PNG / JPEG / WebP with quality. \
+             Run live on sway 1.7 by test/live/wayland-elements.test.ts (sizes, decodable files close to the PNG)",
+        ),
+        "screenshot.popups" if sway => no("Wayland: xdg_popup menus are not views in sway's tree and sway 1.7 cannot capture a surface by itself; a window's screenshot is its content region of the screen (an open menu over it shows only where it lies inside that region)".into()),
+        // GTK 3 has no Component.ScrollTo: not run live on either backend.
+        "action.scroll_into_view" if sway => Capability { verified: "unverified".into(), ..capability(key, None, session_bus) },
+        k if (k.starts_with("action.") || k == "focused_element") && sway => live(&format!(
+            "{}; the window from sway's tree (container id), its frame matched in the app's surface coordinates as get_tree does; an Xwayland window -> \
+             WINDOW_NOT_FOUND reason xwayland-window. Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",
+            capability(k, None, session_bus).note.unwrap_or_default()
+        )),
+        "hit_test" if sway => live(
+            "the topmost shown sway view whose content holds the point (none: pid and window null; an Xwayland view: its pid and window, no node), \
+             then GetAccessibleAtPoint descended in the app's surface coordinates (the point less the surface origin), the node's bounds moved back \
+             to the screen. Run live on sway 1.7 (GTK 3) by test/live/wayland-elements.test.ts",
+        ),
+        k @ ("menu_tree" | "menu_close") if sway => live(&format!(
+            "{}; on Wayland the window from sway's tree, its frame matched in the app's surface coordinates. Run live on sway 1.7 (GTK 3) by \
+             test/live/wayland-elements.test.ts",
+            capability(k, None, session_bus).note.unwrap_or_default()
+        )),
+        "window_op" if sway => live(
+            "sway IPC: activate `[con_id=N] focus`, the view holding sway's focus read back; restore: a scratchpad (minimized) view shown with \
+             `[con_id=N] scratchpad show` (floating, current workspace) then `focus`, shown and focused read back; close `[con_id=N] kill` \
+             (xdg_toplevel.close: the app's own close, never a signal), the view's end awaited (2 s); an Xwayland view -> WINDOW_NOT_FOUND \
+             reason xwayland-window. Run live on sway 1.7 by test/live/wayland-elements.test.ts",
+        ),
+        // ---- end element routes
         k if k.starts_with("screenshot") => not_yet("wlr-screencopy capture (screenshot.scale, screenshot.formats, screenshot.popups: the X11 path's steps after capture are not run live on Wayland yet)"),
-        k if k.starts_with("input.") || k == "point_click" || k == "clipboard.paste" => not_yet("virtual keyboard / virtual pointer input"),
+        "input.keyboard" if sway => live(
+            "the helper's own virtual keyboard (zwp_virtual_keyboard_v1, kept for the helper's life) with a keymap it generates: one key per keysym the \
+             input needs (any Unicode character or key name, whatever the layout), Shift/Control/Alt/Super with their modifier_map, the modifier state sent \
+             with each change; the helper's first input waits 500 ms once for the apps to bind the new keyboard. Held keys released on every exit. Run live on \
+             sway 1.7 (GTK 3, native Wayland) by test/live/wayland-input.test.ts",
+        ),
+        "input.pointer" if sway => live(
+            "the helper's own virtual pointer (zwlr_virtual_pointer_v1): absolute motion over the output layout (sway get_outputs), buttons held 12 ms \
+             per click (Wayland shows no client's reading of a press), wheel notches (axis_discrete). The pointer is never put back: Wayland lets no client \
+             read its position (sway 1.7's IPC neither), so a moved pointer is reported pointer_restored false. Run live on sway 1.7 (GTK 3) by \
+             test/live/wayland-input.test.ts",
+        ),
+        "input.focus_guard" if sway => live(
+            "sway IPC get_tree: the focused view must be the target's container before each key down, tap and 8-character chunk (a dialog of the \
+             target is refused: sway's IPC has no xdg_toplevel parent); activation by `[con_id=N] focus`, read back until focused. Run live on sway 1.7 \
+             by test/live/wayland-input.test.ts",
+        ),
+        "input.pointer_guard" if sway => live(
+            "sway IPC get_tree: the topmost shown view whose frame (content, borders, title bar) holds the point (fullscreen, then floating in sway's \
+             order, then tiled) must be one of the target's before every motion, press, release and scroll notch; a point on no view is refused. Popups \
+             and layer-shell surfaces are not in sway's tree: a point over one is judged by the view below. Run live on sway 1.7 by \
+             test/live/wayland-input.test.ts",
+        ),
+        k if k.starts_with("input.") => no(format!("Wayland: {}", if missing.is_empty() { "not supported".into() } else { format!("input needs sway: {missing}") })),
+        "point_click" | "clipboard.paste" => not_yet("point_click needs the element routes' screen coordinates; clipboard.paste the Wayland clipboard"),
         k if k.starts_with("action.") || k == "hit_test" || k == "menu_tree" || k == "menu_close" || k == "focused_element" => {
             not_yet("the window's frame and screen coordinates for this op (get_tree has them; the element routes do not yet)")
         }
@@ -421,7 +475,8 @@ mod tests {
             for b in [&sway, &other] {
                 let c = capability_wayland(k, b, true);
                 assert!(c.note.is_some() || *k == "permissions", "{k} has no note on {b:?}");
-                assert_eq!(c.verified, "live", "{k}");
+                let unverified = *k == "action.scroll_into_view" && matches!(b, wayland::Backend::Sway { .. });
+                assert_eq!(c.verified, if unverified { "unverified" } else { "live" }, "{k}");
             }
         }
         for k in ["list_windows", "get_tree", "list_apps", "permissions", "settle", "launch"] {
@@ -429,11 +484,23 @@ mod tests {
         }
         assert!(capability_wayland("screenshot", &sway, true).supported && !capability_wayland("screenshot", &other, true).supported);
         assert!(!capability_wayland("screenshot.occluded", &sway, true).supported);
-        for k in ["screenshot.formats", "input.keyboard", "input.pointer", "input.focus_guard", "action.click", "hit_test", "point_click", "clipboard.get", "window_op"] {
+        for k in ["input.keyboard", "input.pointer", "input.focus_guard", "input.pointer_guard"] {
+            assert!(capability_wayland(k, &sway, true).supported, "{k} with sway");
+            assert!(!capability_wayland(k, &other, true).supported, "{k} without sway");
+        }
+        for k in ["point_click", "clipboard.get", "clipboard.paste"] {
             let c = capability_wayland(k, &sway, true);
             assert!(!c.supported, "{k} is not implemented on Wayland");
             assert!(c.note.unwrap().contains("issue 19"), "{k}");
         }
+        // The element routes, window ops and screenshot options: run live with sway only.
+        for k in ["action.click", "action.set_value", "action.focus", "hit_test", "focused_element", "menu_tree", "menu_close", "window_op", "screenshot.formats", "screenshot.scale"] {
+            let c = capability_wayland(k, &sway, true);
+            assert!(c.supported && c.verified == "live", "{k} with sway");
+            assert!(c.note.unwrap().contains("wayland-elements.test.ts"), "{k}");
+            assert!(!capability_wayland(k, &other, true).supported, "{k} without sway");
+        }
+        assert!(!capability_wayland("screenshot.popups", &sway, true).supported);
         for k in ["list_windows", "get_tree"] {
             let c = capability_wayland(k, &other, true);
             assert!(!c.supported && c.note.unwrap().contains("SWAYSOCK is unset"), "{k}");

@@ -546,8 +546,19 @@ pub async fn perform(a: &A11y, bus: &str, it: &Item, args: &ElementActionArgs, d
             if !ok {
                 return Err(refused("focus"));
             }
-            let after: Vec<u32> = a.call(bus, path, I_ACCESSIBLE, "GetState", &()).await.unwrap_or_default();
-            let focused = tree::states_from_words(&after) & (1 << 12) != 0;
+            // GTK 3 on Wayland sets the state from its main loop, after
+            // answering: read back again a few times before saying no.
+            let mut focused = false;
+            for pause in std::iter::once(0).chain(READ_BACK_RETRY_MS) {
+                if pause > 0 {
+                    tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+                }
+                let after: Vec<u32> = a.call(bus, path, I_ACCESSIBLE, "GetState", &()).await.unwrap_or_default();
+                focused = tree::states_from_words(&after) & (1 << 12) != 0;
+                if focused {
+                    break;
+                }
+            }
             Ok(done(Some(focused), Some("element has the focused state".into()), "Component.GrabFocus"))
         }
         ElementActionName::ScrollIntoView => {

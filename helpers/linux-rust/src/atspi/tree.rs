@@ -1049,8 +1049,28 @@ pub fn window_relative_offset(frame: Option<Rect>, window: Rect) -> (i32, i32) {
 /// How to read `bus`'s answers for the window at `window` whose frame is
 /// `frame` (3 calls).
 pub async fn view_of(a: &A11y, bus: &str, frame: &str, window: Rect) -> View {
+    view_placed(a, bus, frame, window, None).await
+}
+
+/// `view_of` for a window of either backend: `wayland_content` is a native
+/// Wayland window's content on the screen (its extents are surface-relative:
+/// the offset is the surface origin, `surface_offset`), None on X11.
+pub async fn view_placed(a: &A11y, bus: &str, frame: &str, window: Rect, wayland_content: Option<Rect>) -> View {
     let ((tk, ver), fe) = tokio::join!(toolkit(a, bus), extents(a, bus, frame));
-    View { visible_ok: visible_suffices(&tk, &ver), offset: window_relative_offset(fe, window) }
+    let offset = match wayland_content {
+        None => window_relative_offset(fe, window),
+        Some(content) => surface_offset(a, bus, frame, fe, content).await,
+    };
+    View { visible_ok: visible_suffices(&tk, &ver), offset }
+}
+
+/// Where a native Wayland window's surface has its origin on the screen
+/// (`wayland::surface_origin`), its shadow margins read from the frame's
+/// extents (`frame_extents`) and its children's.
+pub async fn surface_offset(a: &A11y, bus: &str, frame: &str, frame_extents: Option<Rect>, content: Rect) -> (i32, i32) {
+    let kids = a.children(bus, frame).await.unwrap_or_default();
+    let kid_extents: Vec<Rect> = join_all(kids.iter().map(|(b, p)| extents(a, b, p.as_str()))).await.into_iter().flatten().collect();
+    crate::wayland::surface_origin(content, frame_extents, &kid_extents)
 }
 
 /// Nodes left out of a tree as noise, though read: a closed menu's items
@@ -1109,6 +1129,7 @@ pub fn certain_noise(it: &Item, is_frame: bool, visible_ok: bool) -> bool {
 /// Locate the app's frame for an X window and read its subtree. Every call
 /// goes through `a`'s budget: when it runs out, the tree read so far is
 /// returned, truncated.
+#[cfg(test)]
 pub async fn read_tree(a: &A11y, bus: &str, title: &str, bounds: Rect, lim: &Limits) -> Result<Tree> {
     read_tree_placed(a, bus, title, bounds, lim, None).await
 }
@@ -1158,11 +1179,7 @@ pub async fn read_tree_placed(a: &A11y, bus: &str, title: &str, bounds: Rect, li
     let ((repaired, pre_details), frame_extents) = tokio::join!(phase, frame_extents);
     let offset = match wayland_content {
         None => window_relative_offset(frame_extents, bounds),
-        Some(content) => {
-            let kids = a.children(bus, &frame).await.unwrap_or_default();
-            let kid_extents: Vec<Rect> = join_all(kids.iter().map(|(b, p)| extents(a, b, p.as_str()))).await.into_iter().flatten().collect();
-            crate::wayland::surface_origin(content, frame_extents, &kid_extents)
-        }
+        Some(content) => surface_offset(a, bus, &frame, frame_extents, content).await,
     };
     let view = View { visible_ok, offset };
     let mut known: HashMap<&str, Details> = pre_items.iter().map(|i| i.path.as_str()).zip(pre_details).collect();

@@ -7,7 +7,7 @@ use crate::atspi::{self, within};
 use crate::error::{Code, Error, Result};
 use crate::wire::codec::to_value;
 use crate::wire::messages::*;
-use crate::x11::{input, watch::Watcher, windows, X};
+use crate::x11::{input, watch::Watcher, X};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,9 +21,9 @@ pub async fn element_action(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::V
     let (d, _deadline) = deadline_of(deadline_ms);
     let dispatch = Dispatch::default();
     let work = async {
-        // The X facts of the window; it must belong to `pid`.
+        // The window's facts (X11 or sway; `window::facts`); it must belong to `pid`.
         let window = || {
-            ctx.with_x(|x| windows::window_info(x, a.window_id)).and_then(|w| match w.pid {
+            super::window::facts(ctx, a.window_id).map(|t| t.info).and_then(|w| match w.pid {
                 Some(p) if p != a.pid => {
                     Err(Error::new(Code::WindowNotFound, format!("window {} belongs to pid {p}, not {}", a.window_id, a.pid)))
                 }
@@ -256,6 +256,16 @@ pub async fn run_input(
         }
         super::INPUT_BUSY.store(true, Ordering::Relaxed);
         let _busy = Busy;
+        // ---- issue 19: on sway, the helper's virtual keyboard and pointer
+        // (they live on this thread); other Wayland compositors: refused.
+        match crate::wayland::backend() {
+            crate::wayland::Backend::Sway { socket } => return Ok(crate::wayland::input::run(socket, &steps, focus, pointer_guard, deadline, &stop)),
+            crate::wayland::Backend::Wayland { missing } => {
+                return Err(Error::new(Code::ActionUnsupported, format!("input on Wayland needs sway: {missing}")).with("reason", "wayland-backend"))
+            }
+            crate::wayland::Backend::X11 => {}
+        }
+        // ---- end Wayland
         if conn.is_none() {
             *conn = Some(X::connect()?);
         }

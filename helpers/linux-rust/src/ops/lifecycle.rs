@@ -284,13 +284,28 @@ pub async fn window_op(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value)
     let abandon = Arc::new(AtomicBool::new(false));
     let abandon_w = abandon.clone();
     let window_id = a.window_id;
+    // ---- issue 19: sway's IPC on the Wayland backend
+    let sway = match super::window::sway_socket() {
+        Ok(s) => s,
+        Err(e) => return Response::err(id, &e, Some(receipt(Delivery::NotDispatched))),
+    };
+    // ---- end Wayland
     let job = move |conn: &mut Option<X>| -> Result<wm::Outcome> {
         let stop = || abandon_w.load(Ordering::Relaxed) || super::OUTPUT_CLOSED.load(Ordering::Relaxed) || cancelled.lock().map(|s| s.contains(&id)).unwrap_or(false);
+        let until = deadline.checked_sub(MARGIN).unwrap_or(deadline);
+        if let Some(sock) = &sway {
+            use crate::wayland::window_ops;
+            return match a.op {
+                WindowOpKind::Activate => window_ops::activate(sock, a.window_id, until.min(Instant::now() + WM_WAIT), &stop),
+                WindowOpKind::Restore => window_ops::restore(sock, a.window_id, until.min(Instant::now() + WM_WAIT), &stop),
+                WindowOpKind::Close => window_ops::close(sock, a.window_id, until.min(Instant::now() + CLOSE_WAIT), &stop),
+            };
+        }
         if conn.is_none() {
             *conn = Some(X::connect()?);
         }
         let x = conn.as_mut().expect("connected above");
-        let r = run_window_op(x, &a, deadline.checked_sub(MARGIN).unwrap_or(deadline), &stop);
+        let r = run_window_op(x, &a, until, &stop);
         if r.as_ref().is_err_and(|e| e.message.starts_with("X connection")) {
             *conn = None;
         }

@@ -13,6 +13,7 @@
 //! node's locator works with element_action (opening a submenu, activating
 //! an item).
 
+use super::window::{self, Target};
 use super::{deadline_of, resolve_frame, Ctx};
 use crate::atspi::actions::{self, Want};
 use crate::atspi::cache::FrameEntry;
@@ -22,7 +23,6 @@ use crate::error::{Code, Error, Result};
 use crate::wire::codec::to_value;
 use crate::wire::messages::{decode_args, Delivery, Receipt, Response, WireLocator, WireNode};
 use crate::wire::vocabulary::ActionName;
-use crate::x11::windows::{self, WinInfo};
 use atspi::{Role, State};
 use futures_util::future::join_all;
 use serde::{Deserialize, Serialize};
@@ -151,24 +151,15 @@ fn kind_of(it: &Item, has_menu_child: bool) -> &'static str {
     }
 }
 
-/// The X facts of a window that must belong to `pid`.
-fn target_window(ctx: &Ctx, pid: u32, window_id: u32) -> Result<WinInfo> {
-    if window_id == 0 {
-        return Err(Error::invalid("window_id 0 is the root window, which has no accessibility tree"));
-    }
-    let w = ctx.with_x(|x| windows::window_info(x, window_id))?;
-    if let Some(p) = w.pid {
-        if p != pid {
-            return Err(Error::new(Code::WindowNotFound, format!("window {window_id} belongs to pid {p}, not {pid}")).with("window_pid", p).with("pid", pid));
-        }
-    }
-    Ok(w)
-}
-
 /// Whether an X window is override-redirect (an open menu, a combo list: a
 /// popup the window manager does not manage).
-fn is_popup(ctx: &Ctx, window_id: u32) -> bool {
+fn is_popup(ctx: &Ctx, w: &Target) -> bool {
     use x11rb::protocol::xproto::ConnectionExt as _;
+    // sway's tree has no popups: a Wayland window id is a toplevel's.
+    if w.content.is_some() {
+        return false;
+    }
+    let window_id = w.info.id;
     ctx.with_x(|x| {
         let attrs = x.conn.get_window_attributes(window_id).map_err(|e| Error::internal(format!("X connection: {e}")))?;
         Ok(attrs.reply().map(|r| r.override_redirect).unwrap_or(false))
@@ -180,16 +171,17 @@ fn is_popup(ctx: &Ctx, window_id: u32) -> bool {
 /// a frame matched only because it is the app's one top-level accessible
 /// must also be where the window is: an app's popup often carries its main
 /// window's title (Qt 5) while its accessible, if any, is elsewhere. Else None.
-async fn frame_of(ctx: &Ctx, a: &A11y, pid: u32, w: &WinInfo) -> Result<Option<FrameEntry>> {
+async fn frame_of(ctx: &Ctx, a: &A11y, pid: u32, t: &Target) -> Result<Option<FrameEntry>> {
+    let w = &t.info;
     let fe = match resolve_frame(ctx, a, pid, w).await {
         Ok(fe) => fe,
         Err(e) if e.code == Code::WindowNotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    if fe.by_name && !is_popup(ctx, w.id) {
+    if fe.by_name && !is_popup(ctx, t) {
         return Ok(Some(fe));
     }
-    let near = tree::extents(a, &fe.bus, &fe.frame).await.is_some_and(|r| tree::extents_distance(&r, &w.bounds) <= tree::FRAME_SLACK);
+    let near = tree::extents(a, &fe.bus, &fe.frame).await.is_some_and(|r| t.frame_near(&r));
     if !near {
         // Not this window's: never leave it as the window's frame for later requests.
         ctx.resolved.borrow_mut().forget_frame(pid, w.id);
@@ -432,7 +424,7 @@ pub async fn menu_tree(ctx: &Ctx, args: MenuTreeArgs) -> Result<MenuTreeResult> 
         return Err(Error::invalid("max_nodes and max_depth must be at least 1"));
     }
     let t0 = Instant::now();
-    let w = target_window(ctx, args.pid, args.window_id)?;
+    let w = window::of_pid(ctx, args.pid, args.window_id)?;
     let a = ctx.a11y().await?.budgeted(MENU_CALL_BUDGET);
     let Some(fe) = frame_of(ctx, &a, args.pid, &w).await? else {
         // The window has no accessible of its own (a popup the toolkit does
@@ -440,7 +432,7 @@ pub async fn menu_tree(ctx: &Ctx, args: MenuTreeArgs) -> Result<MenuTreeResult> 
         return Ok(MenuTreeResult { roots: Vec::new(), items: Vec::new(), truncated: false, calls: a.calls() });
     };
     let bus = fe.bus.clone();
-    let view = tree::view_of(&a, &bus, &fe.frame, w.bounds).await;
+    let view = w.view(&a, &bus, &fe.frame).await;
     let roots: Vec<Found> = match &args.root {
         Some(loc) => vec![resolve_root(&a, &fe, loc).await?],
         None => {
@@ -518,12 +510,12 @@ async fn menu_showing(a: &A11y, bus: &str, opener: &Item, visible_ok: bool) -> b
 /// show-menu action toggles its menu (Qt 5: a second ShowMenu hides it) runs
 /// it again. Then waits (bounded) for the items to leave the screen.
 async fn close(ctx: &Ctx, a: &A11y, args: &MenuCloseArgs, sent: &std::cell::Cell<bool>) -> Result<MenuCloseResult> {
-    let w = target_window(ctx, args.pid, args.window_id)?;
+    let w = window::of_pid(ctx, args.pid, args.window_id)?;
     let Some(fe) = frame_of(ctx, a, args.pid, &w).await? else {
         return Err(Error::new(Code::WindowNotFound, "the window has no accessible frame"));
     };
     let bus = fe.bus.clone();
-    let view = tree::view_of(a, &bus, &fe.frame, w.bounds).await;
+    let view = w.view(a, &bus, &fe.frame).await;
     let r = actions::resolve_from(a, &bus, &fe.frame, &args.opener, &[], Want::Actions).await?;
     let opener = r.item;
     if !menu_showing(a, &bus, &opener, view.visible_ok).await {

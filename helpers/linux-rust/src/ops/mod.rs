@@ -11,6 +11,9 @@ pub mod observe;
 // ---- issue 15: click
 pub mod point_click;
 // ---- end click
+// ---- issue 19: one window's facts on either backend
+pub mod window;
+// ---- end window
 pub mod worker;
 
 use crate::atspi::cache::{FrameEntry, ResolveCache};

@@ -1,6 +1,7 @@
 //! Read-only ops: permissions, list_apps, list_windows, get_tree,
 //! screenshot, hit_test.
 
+use super::window::sway_socket;
 use super::worker::Worker;
 use super::Ctx;
 use crate::atspi::actions;
@@ -233,19 +234,9 @@ pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsRe
 }
 
 // ---- issue 19: Wayland (sway)
-/// The sway IPC socket when the Wayland backend runs (None: the X11
-/// backend); a Wayland session without sway: the refusal naming what is missing.
-fn sway_socket() -> Result<Option<String>> {
-    match wayland::backend() {
-        Backend::X11 => Ok(None),
-        Backend::Sway { socket } => Ok(Some(socket.clone())),
-        Backend::Wayland { missing } => Err(Error::new(Code::ActionUnsupported, format!("no window list on this Wayland session: {missing}")).with("reason", "no-compositor-ipc")),
-    }
-}
-
 /// The Wayland backend's checks: the compositor (sway's IPC answering
-/// stands for the display), then input and capture, which this helper does
-/// not do on Wayland yet.
+/// stands for the display), input (the virtual devices' globals) and
+/// capture (what wlr-screencopy cannot do).
 fn wayland_checks() -> Vec<PermissionCheck> {
     let display = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
     let compositor = match wayland::backend() {
@@ -256,10 +247,19 @@ fn wayland_checks() -> Vec<PermissionCheck> {
         Backend::Wayland { missing } => check("wayland_compositor", Some(false), format!("WAYLAND_DISPLAY={display}: {missing}"), "run under sway with SWAYSOCK set (other compositors: not supported yet)"),
         Backend::X11 => unreachable!("wayland_checks on the X11 backend"),
     };
-    let not_yet = "not implemented by this helper on Wayland yet (issue 19)";
+    // ---- issue 19 input: the globals the virtual devices need, asked of the compositor.
+    let devices = "virtual keyboard and pointer (zwp_virtual_keyboard_manager_v1, zwlr_virtual_pointer_manager_v1)";
+    let input = match wayland::backend() {
+        Backend::Sway { .. } => match wayland::devices::lacking(Instant::now() + std::time::Duration::from_millis(1000)) {
+            Ok(l) if l.is_empty() => check("wayland_input", Some(true), format!("{devices}: offered by the compositor"), ""),
+            Ok(l) => check("wayland_input", Some(false), format!("{devices}: the compositor lacks {}", l.join(", ")), "run sway (wlroots) as the session's compositor"),
+            Err(e) => check("wayland_input", Some(false), format!("{devices}: the compositor's registry did not answer: {}", e.message), "check WAYLAND_DISPLAY"),
+        },
+        _ => check("wayland_input", Some(false), format!("{devices}: input on Wayland needs sway's IPC for its guards"), "run under sway with SWAYSOCK set"),
+    };
     vec![
         compositor,
-        check("wayland_input", Some(false), format!("virtual keyboard and pointer (zwp_virtual_keyboard_v1, zwlr_virtual_pointer_v1): {not_yet}"), "use an X11 session for input (deckhand desktop start without --wayland)"),
+        input,
         check(
             "wayland_capture",
             Some(false),
@@ -280,21 +280,6 @@ pub fn sway_windows(views: &[sway::View], pid: Option<u32>) -> Vec<WireWindow> {
         .collect()
 }
 
-/// The sway view of a window that must belong to `pid`.
-fn target_view(sock: &str, pid: u32, window_id: u32) -> Result<sway::View> {
-    let v = sway::view(sock, window_id)?;
-    if let Some(p) = v.pid {
-        if p != pid {
-            return Err(Error::new(Code::WindowNotFound, format!("window {window_id} belongs to pid {p}, not {pid}")).with("window_pid", p).with("pid", pid));
-        }
-    }
-    if v.shell == "xwayland" {
-        return Err(Error::new(Code::WindowNotFound, format!("window {window_id} is an Xwayland window: its X11 routes are not wired to the Wayland backend yet (issue 19)"))
-            .with("reason", "xwayland-window"));
-    }
-    Ok(v)
-}
-
 /// Where the surface of a native Wayland window (content at `content` on
 /// the screen) has its origin: its frame matched in its own coordinates,
 /// then `wayland::surface_origin`.
@@ -302,9 +287,8 @@ async fn surface_origin_of(a: &A11y, bus: &str, title: &str, content: Rect) -> R
     let local = Rect::new(0, 0, content.width, content.height);
     let cands = tree::frame_candidates(a, bus, None).await?;
     let frame = tree::match_frame(a, bus, &cands, title, local).await?;
-    let (fe, kids) = tokio::join!(tree::extents(a, bus, &frame), a.children(bus, &frame));
-    let kid_extents: Vec<Rect> = futures_util::future::join_all(kids.unwrap_or_default().iter().map(|(b, p)| tree::extents(a, b, p.as_str()))).await.into_iter().flatten().collect();
-    Ok(wayland::surface_origin(content, fe, &kid_extents))
+    let fe = tree::extents(a, bus, &frame).await;
+    Ok(tree::surface_offset(a, bus, &frame, fe, content).await)
 }
 
 /// Secure fields of one native Wayland window, on the screen: found in the
@@ -345,8 +329,7 @@ async fn screenshot_wayland(ctx: &Ctx, sock: &str, args: ScreenshotArgs, format:
         })?;
         let v = &views[z];
         if v.shell == "xwayland" {
-            return Err(Error::new(Code::WindowNotFound, format!("window {} is an Xwayland window: its X11 routes are not wired to the Wayland backend yet (issue 19)", v.con_id))
-                .with("reason", "xwayland-window"));
+            return Err(super::window::xwayland_refusal(v.con_id));
         }
         if !shown(&v) {
             return Err(Error::new(Code::ScreenshotFailed, format!("window {} is not shown (another workspace, a hidden tab or the scratchpad): sway 1.7 captures only what is on the screen", v.con_id))
@@ -413,25 +396,6 @@ async fn screenshot_wayland(ctx: &Ctx, sock: &str, args: ScreenshotArgs, format:
     })
 }
 
-/// get_tree of a native Wayland window: the frame matched in the app's own
-/// coordinates (extents of native Wayland apps are surface-relative), the
-/// nodes' bounds moved to the screen (`tree::read_tree_placed`).
-async fn get_tree_wayland(ctx: &Ctx, sock: &str, args: GetTreeArgs) -> Result<GetTreeResult> {
-    let v = target_view(sock, args.pid, args.window_id)?;
-    let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
-    let bus = bus_of(ctx, &a, args.pid).await?;
-    let a = atspi::direct::attach(&a, &bus, args.pid).await;
-    let local = Rect::new(0, 0, v.bounds.width, v.bounds.height);
-    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes, clip: None };
-    let t = tree::read_tree_placed(&a, &bus, &v.title, local, &lim, Some(v.bounds)).await?;
-    {
-        let mut c = ctx.resolved.borrow_mut();
-        c.set_frame(args.pid, v.con_id, FrameEntry { bus: bus.clone(), frame: t.frame.clone(), by_name: t.frame_by_name, name: t.frame_name.clone() });
-        c.replace_tree(&bus, &t.frame, t.nodes.iter().zip(&t.objects).map(|(n, o)| (n.path.clone(), o.clone(), n.bounds)));
-        c.set_view(&bus, &t.frame, t.view);
-    }
-    Ok(GetTreeResult { nodes: t.nodes, truncated: t.truncated, source: t.source.into(), calls: Some(t.calls) })
-}
 // ---- end Wayland
 
 /// The accessibility bus name of the application with this pid: the one an
@@ -452,35 +416,21 @@ pub async fn bus_of(ctx: &Ctx, a: &A11y, pid: u32) -> Result<String> {
     Ok(bus)
 }
 
-/// The X facts of a window that must belong to `pid`.
-fn target_window(ctx: &Ctx, pid: u32, window_id: u32) -> Result<windows::WinInfo> {
-    if window_id == 0 {
-        return Err(Error::invalid("window_id 0 is the root window, which has no accessibility tree"));
-    }
-    let w = ctx.with_x(|x| windows::window_info(x, window_id))?;
-    if let Some(p) = w.pid {
-        if p != pid {
-            return Err(Error::new(Code::WindowNotFound, format!("window {window_id} belongs to pid {p}, not {pid}"))
-                .with("window_pid", p)
-                .with("pid", pid));
-        }
-    }
-    Ok(w)
-}
-
 pub async fn get_tree(ctx: &Ctx, args: GetTreeArgs) -> Result<GetTreeResult> {
-    if let Some(sock) = sway_socket()? {
-        return get_tree_wayland(ctx, &sock, args).await;
-    }
-    let w = target_window(ctx, args.pid, args.window_id)?;
+    let target = super::window::of_pid(ctx, args.pid, args.window_id)?;
+    let w = &target.info;
     // Every call this read makes into the app is counted and bounded.
     let a = ctx.a11y().await?.budgeted(atspi::REQUEST_CALL_BUDGET);
     let bus = bus_of(ctx, &a, args.pid).await?;
     // Straight to the application when it offers its own socket (no bus
     // daemon relaying each of the read's hundreds of calls).
     let a = atspi::direct::attach(&a, &bus, args.pid).await;
-    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes, clip: Some(w.bounds) };
-    let t = tree::read_tree(&a, &bus, &w.title, w.bounds, &lim).await?;
+    // On Wayland the frame is matched in the app's own (surface) coordinates
+    // and the bounds moved to the screen by the surface origin; nothing is
+    // clipped (the surface's coordinates are not the screen's).
+    let clip = if target.content.is_none() { Some(w.bounds) } else { None };
+    let lim = tree::Limits { max_depth: args.max_depth, max_children: args.max_children, max_nodes: args.max_nodes, clip };
+    let t = tree::read_tree_placed(&a, &bus, &w.title, w.bounds, &lim, target.content).await?;
     {
         // Remember the frame and every returned node's object: later
         // element_action / hit_test requests use them as guesses.
@@ -796,41 +746,56 @@ pub async fn focused_element(ctx: &Ctx, args: FocusedElementArgs, deadline: Inst
     let Some((bus, frame, node)) = found else {
         return Ok(FocusedElementResult { window_id: None, node: None });
     };
-    // The X window of the frame: the pid's window that resolve_frame would
-    // match to this frame (title, ties by extents).
+    // The window of the frame: the pid's window that resolve_frame would
+    // match to this frame (title, ties by extents). Its view moves the
+    // node's bounds to the screen where the app's coordinates are not the
+    // screen's (a native Wayland window: surface-relative); a node whose
+    // window is not found there has no bounds (they could not be placed).
+    let mut node = node;
     let window_id = match frame {
         None => None,
         Some(frame) => {
-            let wins = ctx.with_x(|x| windows::list_windows(x, Some(args.pid))).unwrap_or_default();
+            let wins = super::window::of_app(ctx, args.pid).unwrap_or_default();
             let rest = deadline.saturating_duration_since(Instant::now()).min(Duration::from_millis(500));
-            within(rest, "matching the frame to a window", async {
+            let found = within(rest, "matching the frame to a window", async {
                 let cands = tree::frame_candidates(&a, &bus, None).await?;
                 for w in &wins {
-                    if let Ok(f) = tree::match_frame(&a, &bus, &cands, &w.title, w.bounds).await {
+                    if let Ok(f) = tree::match_frame(&a, &bus, &cands, &w.info.title, w.info.bounds).await {
                         if f == frame {
-                            return Ok(Some(w.window_id));
+                            let offset = if w.content.is_some() { Some(w.view(&a, &bus, &frame).await.offset) } else { None };
+                            return Ok(Some((w.info.id, offset)));
                         }
                     }
                 }
                 Ok(None)
             })
             .await
-            .unwrap_or(None)
+            .unwrap_or(None);
+            if let Some((_, Some((dx, dy)))) = found {
+                node.bounds = node.bounds.map(|b| Rect::new(b.x.saturating_add(dx), b.y.saturating_add(dy), b.width, b.height));
+            } else if found.is_none() && super::window::sway_socket().ok().flatten().is_some() {
+                node.bounds = None;
+            }
+            found.map(|(id, _)| id)
         }
     };
     Ok(FocusedElementResult { window_id, node: Some(node) })
 }
 
 pub async fn hit_test(ctx: &Ctx, args: HitTestArgs) -> Result<HitTestResult> {
-    let Some(w) = ctx.with_x(|x| windows::window_at(x, args.x, args.y))? else {
-        return Ok(HitTestResult { pid: None, window_id: None, node: None });
+    let w = match super::window::at_point(ctx, args.x, args.y)? {
+        None => return Ok(HitTestResult { pid: None, window_id: None, node: None }),
+        // A window there without an element route (an Xwayland view on the
+        // Wayland backend): it is there, its node is not known.
+        Some(Err((pid, window_id))) => return Ok(HitTestResult { pid, window_id: Some(window_id), node: None }),
+        Some(Ok(w)) => w,
     };
     // The same descent as point_click's (frame guesses checked live, GTK 4's
-    // window-relative coordinates), with the node's value instead of the
-    // ancestors' names.
-    let node = match w.pid {
+    // window-relative coordinates, a Wayland surface's), with the node's
+    // value instead of the ancestors' names.
+    let node = match w.info.pid {
         None => None,
         Some(pid) => super::point_click::chain_at(ctx, pid, &w, args.x, args.y, actions::AtWants { names: false, value: true }).await?.and_then(|f| f.hit.node),
     };
-    Ok(HitTestResult { pid: w.pid, window_id: Some(w.id), node })
+    Ok(HitTestResult { pid: w.info.pid, window_id: Some(w.info.id), node })
 }

@@ -28,6 +28,7 @@
 //!    put back, as the input op does.
 
 use super::act::{self, Ran};
+use super::window::Target;
 use super::{deadline_of, resolve_frame, Ctx};
 use crate::atspi::actions::{self, AtFull, AtHit, AtWants, Dispatch, Prefetch};
 use crate::atspi::{tree, A11y};
@@ -188,7 +189,7 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
     };
     // 2. The node and its chain.
     let found = match info {
-        Some(w) => match tokio::time::timeout(d, chain_at(ctx, a.pid, &w, a.x, a.y, AtWants { names: true, value: false })).await {
+        Some(w) => match tokio::time::timeout(d, chain_at(ctx, a.pid, &Target { info: w, content: None }, a.x, a.y, AtWants { names: true, value: false })).await {
             Ok(Ok(f)) => f,
             Ok(Err(e)) => {
                 ctx.a11y_failed(&e);
@@ -254,7 +255,8 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
 
 /// The node at the point in window `w` and its chain (None when the app has
 /// no accessible there): point_click's and observe's hit_test's one descent.
-pub(crate) async fn chain_at(ctx: &Ctx, pid: u32, w: &windows::WinInfo, x: i32, y: i32, wants: AtWants) -> Result<Option<Found>> {
+pub(crate) async fn chain_at(ctx: &Ctx, pid: u32, target: &Target, x: i32, y: i32, wants: AtWants) -> Result<Option<Found>> {
+    let w = &target.info;
     let a = ctx.a11y().await?;
     let r: Result<Found> = async {
         let cached = ctx.resolved.borrow().frame(pid, w.id);
@@ -266,11 +268,13 @@ pub(crate) async fn chain_at(ctx: &Ctx, pid: u32, w: &windows::WinInfo, x: i32, 
             // GTK 4.8 takes and gives window-relative coordinates for
             // COORD_SCREEN (tree::View): ask relative to the window, move
             // the answer's bounds back to the screen.
-            let cached_view = ctx.resolved.borrow().view(&fe.bus, &fe.frame);
+            // A Wayland surface's origin is read afresh (sway moves windows
+            // without the app knowing): never the cached view.
+            let cached_view = if target.content.is_some() { None } else { ctx.resolved.borrow().view(&fe.bus, &fe.frame) };
             let view = match cached_view {
                 Some(v) => v,
                 None => {
-                    let v = tree::view_of(&a, &fe.bus, &fe.frame, w.bounds).await;
+                    let v = target.view(&a, &fe.bus, &fe.frame).await;
                     ctx.resolved.borrow_mut().set_view(&fe.bus, &fe.frame, v);
                     v
                 }

@@ -1,10 +1,17 @@
 //! The Wayland backend (issue 19, first slice): windows from the
 //! compositor's IPC (sway only), trees from AT-SPI with window-relative
-//! extents moved to the screen. Input, capture and the X11 routes of
-//! Xwayland windows are not there yet: their capabilities say so.
+//! extents moved to the screen; capture by wlr-screencopy; input through a
+//! virtual keyboard and pointer. The X11 routes of Xwayland windows are not
+//! there yet: their capabilities say so.
 
+pub mod devices;
+pub mod guard;
+pub mod input;
+pub mod keymap;
 pub mod screencopy;
 pub mod sway;
+pub mod window_ops;
+pub mod wire;
 
 use crate::wire::messages::Rect;
 

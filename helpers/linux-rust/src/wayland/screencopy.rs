@@ -2,21 +2,14 @@
 //! speaking the Wayland wire protocol directly on the compositor's socket
 //! (no libwayland): a registry round trip, wl_shm and the screencopy
 //! manager bound, the output's region captured into a memfd-backed wl_shm
-//! buffer passed with SCM_RIGHTS.
-//!
-//! Wire format: each message is the object id (u32), then (size << 16 |
-//! opcode) (u32), then the arguments, 32-bit aligned; strings are a u32
-//! length (NUL included) and the padded bytes; an fd travels as ancillary
-//! data.
+//! buffer passed with SCM_RIGHTS (the wire itself: `super::wire`).
 
+use super::wire::{message, put_str, put_u32, Args, Conn, DISPLAY};
 use crate::error::{Code, Error, Result};
 use crate::wire::messages::Rect;
-use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::net::UnixStream;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-const DISPLAY: u32 = 1;
 const REGISTRY: u32 = 2;
 const SYNC: u32 = 3;
 const SHM: u32 = 4;
@@ -34,138 +27,6 @@ fn failed(msg: impl Into<String>) -> Error {
     Error::new(Code::ScreenshotFailed, msg.into())
 }
 
-struct Conn {
-    s: UnixStream,
-    buf: Vec<u8>,
-}
-
-struct Msg {
-    object: u32,
-    opcode: u16,
-    args: Vec<u8>,
-}
-
-fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_ne_bytes());
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_u32(out, s.len() as u32 + 1);
-    out.extend_from_slice(s.as_bytes());
-    out.push(0);
-    while out.len() % 4 != 0 {
-        out.push(0);
-    }
-}
-
-fn message(object: u32, opcode: u16, args: &[u8]) -> Vec<u8> {
-    let mut m = Vec::with_capacity(8 + args.len());
-    put_u32(&mut m, object);
-    put_u32(&mut m, ((8 + args.len() as u32) << 16) | opcode as u32);
-    m.extend_from_slice(args);
-    m
-}
-
-/// Argument reader.
-struct Args<'a>(&'a [u8]);
-
-impl Args<'_> {
-    fn u32(&mut self) -> Result<u32> {
-        if self.0.len() < 4 {
-            return Err(failed("Wayland: short message"));
-        }
-        let v = u32::from_ne_bytes(self.0[..4].try_into().expect("4 bytes"));
-        self.0 = &self.0[4..];
-        Ok(v)
-    }
-    fn string(&mut self) -> Result<String> {
-        let len = self.u32()? as usize;
-        let padded = (len + 3) & !3;
-        if self.0.len() < padded {
-            return Err(failed("Wayland: short string"));
-        }
-        let s = String::from_utf8_lossy(&self.0[..len.saturating_sub(1)]).into_owned();
-        self.0 = &self.0[padded..];
-        Ok(s)
-    }
-}
-
-impl Conn {
-    fn connect() -> Result<Conn> {
-        let dir = std::env::var("XDG_RUNTIME_DIR").map_err(|_| failed("Wayland: XDG_RUNTIME_DIR is unset"))?;
-        let name = std::env::var("WAYLAND_DISPLAY").unwrap_or_else(|_| "wayland-0".into());
-        let path = if name.starts_with('/') { name } else { format!("{dir}/{name}") };
-        let s = UnixStream::connect(&path).map_err(|e| failed(format!("Wayland: connect {path}: {e}")))?;
-        Ok(Conn { s, buf: Vec::new() })
-    }
-
-    fn send(&mut self, m: &[u8]) -> Result<()> {
-        use std::io::Write;
-        self.s.write_all(m).map_err(|e| failed(format!("Wayland: write: {e}")))
-    }
-
-    /// One message with a file descriptor (SCM_RIGHTS).
-    fn send_fd(&mut self, m: &[u8], fd: i32) -> Result<()> {
-        unsafe {
-            let mut iov = libc::iovec { iov_base: m.as_ptr() as *mut libc::c_void, iov_len: m.len() };
-            let space = libc::CMSG_SPACE(std::mem::size_of::<i32>() as u32) as usize;
-            let mut control = vec![0u8; space];
-            let mut hdr: libc::msghdr = std::mem::zeroed();
-            hdr.msg_iov = &mut iov;
-            hdr.msg_iovlen = 1;
-            hdr.msg_control = control.as_mut_ptr() as *mut libc::c_void;
-            hdr.msg_controllen = space as _;
-            let cmsg = libc::CMSG_FIRSTHDR(&hdr);
-            (*cmsg).cmsg_level = libc::SOL_SOCKET;
-            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<i32>() as u32) as _;
-            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg) as *mut i32, fd);
-            let n = libc::sendmsg(self.s.as_raw_fd(), &hdr, libc::MSG_NOSIGNAL);
-            if n < 0 || n as usize != m.len() {
-                return Err(failed(format!("Wayland: sendmsg: {}", std::io::Error::last_os_error())));
-            }
-        }
-        Ok(())
-    }
-
-    /// The next event, waiting until `deadline`.
-    fn next(&mut self, deadline: Instant) -> Result<Msg> {
-        loop {
-            if self.buf.len() >= 8 {
-                let object = u32::from_ne_bytes(self.buf[0..4].try_into().expect("4 bytes"));
-                let word = u32::from_ne_bytes(self.buf[4..8].try_into().expect("4 bytes"));
-                let size = (word >> 16) as usize;
-                if size < 8 {
-                    return Err(failed("Wayland: malformed event"));
-                }
-                if self.buf.len() >= size {
-                    let args = self.buf[8..size].to_vec();
-                    self.buf.drain(..size);
-                    let m = Msg { object, opcode: (word & 0xffff) as u16, args };
-                    if m.object == DISPLAY && m.opcode == 0 {
-                        let mut a = Args(&m.args);
-                        let (obj, code, text) = (a.u32()?, a.u32()?, a.string()?);
-                        return Err(failed(format!("Wayland protocol error on object {obj} (code {code}): {text}")));
-                    }
-                    return Ok(m);
-                }
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(Error::timeout("Wayland: the compositor did not answer in time"));
-            }
-            self.s.set_read_timeout(Some(left.max(Duration::from_millis(1)))).map_err(|e| failed(format!("Wayland: {e}")))?;
-            let mut chunk = [0u8; 4096];
-            match self.s.read(&mut chunk) {
-                Ok(0) => return Err(failed("Wayland: the compositor closed the connection")),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
-                Err(e) => return Err(failed(format!("Wayland: read: {e}"))),
-            }
-        }
-    }
-}
-
 /// A captured region: packed RGB, `width` x `height`.
 pub struct Capture {
     pub width: u32,
@@ -179,7 +40,7 @@ pub fn capture_region(region: Rect, deadline: Instant) -> Result<Capture> {
     if region.width == 0 || region.height == 0 {
         return Err(failed("nothing to capture: the region is empty"));
     }
-    let mut c = Conn::connect()?;
+    let mut c = Conn::connect(Code::ScreenshotFailed)?;
     // Registry, then a sync whose done ends the globals.
     let mut m = message(DISPLAY, 1, &{
         let mut a = Vec::new();
@@ -317,20 +178,6 @@ pub fn to_rgb(raw: &[u8], w: u32, h: u32, stride: u32, y_invert: bool) -> Vec<u8
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn messages_are_laid_out_as_the_wire_says() {
-        let mut a = Vec::new();
-        put_u32(&mut a, 7);
-        put_str(&mut a, "wl_shm");
-        let m = message(2, 0, &a);
-        // header 8 + u32 4 + string length 4 + "wl_shm\0" padded to 8
-        assert_eq!(m.len(), 24);
-        assert_eq!(u32::from_ne_bytes(m[4..8].try_into().unwrap()), (24 << 16) | 0);
-        let mut r = Args(&m[8..]);
-        assert_eq!((r.u32().unwrap(), r.string().unwrap()), (7, "wl_shm".to_string()));
-        assert!(r.0.is_empty());
-    }
 
     #[test]
     fn pixels_become_rgb_and_flip_when_inverted() {

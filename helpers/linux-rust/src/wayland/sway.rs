@@ -17,6 +17,7 @@ use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
 use std::time::Duration;
 
+pub const RUN_COMMAND: u32 = 0;
 pub const GET_OUTPUTS: u32 = 3;
 pub const GET_TREE: u32 = 4;
 pub const GET_VERSION: u32 = 7;
@@ -78,6 +79,9 @@ pub struct View {
     pub x11_window: Option<u32>,
     /// The view's content on the screen: rect moved by window_rect.
     pub bounds: Rect,
+    /// Everything sway draws for the view: rect (borders) with the title
+    /// bar above it (deco_rect's height); what the pointer guard hit-tests.
+    pub frame: Rect,
     pub focused: bool,
     /// On a shown workspace and not hidden behind a tab (sway's `visible`).
     pub visible: bool,
@@ -137,6 +141,7 @@ fn view_of(n: &Value, floating: bool, scratchpad: bool) -> Option<View> {
     let con_id = u32::try_from(n["id"].as_u64()?).ok()?;
     let rect = rect_of(n, "rect");
     let wr = rect_of(n, "window_rect");
+    let deco = rect_of(n, "deco_rect").height;
     Some(View {
         con_id,
         pid: n["pid"].as_u64().and_then(|p| u32::try_from(p).ok()).filter(|&p| p > 0),
@@ -145,6 +150,7 @@ fn view_of(n: &Value, floating: bool, scratchpad: bool) -> Option<View> {
         shell: n["shell"].as_str().unwrap_or_default().to_string(),
         x11_window: n["window"].as_u64().and_then(|w| u32::try_from(w).ok()),
         bounds: Rect::new(rect.x.saturating_add(wr.x), rect.y.saturating_add(wr.y), wr.width, wr.height),
+        frame: Rect::new(rect.x, rect.y - deco as i32, rect.width, rect.height + deco),
         focused: n["focused"].as_bool().unwrap_or(false),
         visible: n["visible"].as_bool().unwrap_or(false),
         scratchpad,
@@ -170,6 +176,22 @@ pub fn view(path: &str, con_id: u32) -> Result<View> {
         .into_iter()
         .find(|v| v.con_id == con_id)
         .ok_or_else(|| Error::new(Code::WindowNotFound, format!("sway has no view with container id {con_id}")).with("window_id", con_id))
+}
+
+/// Run one sway command (sway(5)); its reply's first entry must say
+/// success, else ACTION_FAILED with sway's own error.
+pub fn command(path: &str, cmd: &str) -> Result<()> {
+    command_reply(&request(path, RUN_COMMAND, cmd)?, cmd)
+}
+
+/// A RUN_COMMAND reply (an array, one entry per command) as a result.
+fn command_reply(v: &Value, cmd: &str) -> Result<()> {
+    let first = v.as_array().and_then(|a| a.first()).cloned().unwrap_or(Value::Null);
+    if first["success"].as_bool() == Some(true) {
+        return Ok(());
+    }
+    let why = first["error"].as_str().unwrap_or("no reply").to_string();
+    Err(Error::new(Code::ActionFailed, format!("sway refused {cmd:?}: {why}")).with("sway_error", why))
 }
 
 #[cfg(test)]
@@ -216,6 +238,8 @@ mod tests {
         let demo = v.iter().find(|v| v.con_id == 5).unwrap();
         // Title bar above rect; a 2-pixel border on the left: content at (2, 25).
         assert_eq!(demo.bounds, Rect::new(2, 25, 1276, 773));
+        // The frame the pointer guard hit-tests: the title bar (deco_rect's 25 pixels) above rect.
+        assert_eq!(demo.frame, Rect::new(0, 0, 1280, 800));
         assert_eq!((demo.pid, demo.title.as_str(), demo.app_id.as_deref(), demo.shell.as_str()), (Some(21191), "Application Class", Some("gtk3-demo"), "xdg_shell"));
         let wf = v.iter().find(|v| v.con_id == 6).unwrap();
         assert_eq!(wf.bounds, Rect::new(100, 150, 1415, 732));
@@ -231,6 +255,16 @@ mod tests {
         assert!(hidden.scratchpad && !hidden.visible);
         let other_ws = v.iter().find(|v| v.con_id == 10).unwrap();
         assert!(!other_ws.scratchpad && !other_ws.visible);
+    }
+
+    /// RUN_COMMAND replies as sway-ipc(7) gives them: one object per command.
+    #[test]
+    fn command_replies() {
+        assert!(command_reply(&serde_json::json!([{"success": true}]), "[con_id=5] focus").is_ok());
+        let e = command_reply(&serde_json::json!([{"success": false, "parse_error": false, "error": "No matching node."}]), "[con_id=99] kill").unwrap_err();
+        assert_eq!(e.code, Code::ActionFailed);
+        assert!(e.message.contains("No matching node.") && e.message.contains("[con_id=99] kill"), "{}", e.message);
+        assert!(command_reply(&serde_json::json!([]), "focus").is_err());
     }
 
     #[test]

@@ -659,7 +659,7 @@ impl Drop for Session<'_> {
 /// Debug switch DECKHAND_DEBUG_PANIC_AT_STEP=N: panic before step N, to
 /// check live that a bug in a step still releases what the op holds (the
 /// Session's Drop) and that the worker survives.
-fn debug_panic_at() -> Option<usize> {
+pub fn debug_panic_at() -> Option<usize> {
     static AT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
     *AT.get_or_init(|| std::env::var("DECKHAND_DEBUG_PANIC_AT_STEP").ok().and_then(|v| v.parse().ok()))
 }
