@@ -223,6 +223,8 @@ export interface LaunchFixtureOptions {
   /** Where the JSON lines go (default: a new file in the desktop's root). */
   logPath?: string;
   env?: Record<string, string>;
+  /** Runs the argv through this first (the Wayland desktop: as its user, see wayland.ts asDesktopUser). */
+  wrapArgv?: (argv: string[]) => string[];
   /** Wait for the "ready" event (default true). */
   waitReady?: boolean;
   timeoutMs?: number;
@@ -370,7 +372,8 @@ export async function launchFixtureScript(desktop: DesktopLike, script: string, 
   const dir = desktop.root && existsSync(desktop.root) ? desktop.root : mkdtempSync(join(tmpdir(), "deckhand-live-"));
   const base = script.split("/").pop()!.replace(/\.py$/, "");
   const logPath = opts.logPath ?? join(dir, `${base}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.jsonl`);
-  const app = launch(desktop, [SYSTEM_PYTHON, script], { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, base);
+  const argv = [SYSTEM_PYTHON, script];
+  const app = launch(desktop, opts.wrapArgv ? opts.wrapArgv(argv) : argv, { ...opts.env, DECKHAND_FIXTURE_LOG: logPath }, base);
   const events = (): FixtureEvent[] => {
     let text: string;
     try {
@@ -445,14 +448,10 @@ export interface TreeApp extends App {
  * window whose _NET_WM_PID is the started process or any descendant, and
  * runs with extra environment. stop() kills the whole process group.
  */
-export async function launchAppTree(
-  desktop: DesktopLike,
-  argv: string[],
-  opts: { timeoutMs?: number; env?: Record<string, string>; titleMatches?: RegExp } = {},
-): Promise<TreeApp> {
-  const app = launch(desktop, argv, opts.env ?? {}, argv[0]!.split("/").pop()!);
+export async function launchAppTree(desktop: DesktopLike, argv: string[], opts: LaunchAppTreeOptions = {}): Promise<TreeApp> {
+  const app = launch(desktop, opts.wrapArgv ? opts.wrapArgv(argv) : argv, opts.env ?? {}, argv[0]!.split("/").pop()!);
   const rootPid = app.child.pid!;
-  const x = await X11Connection.open(desktop.display);
+  const finder = opts.findWindows ? { find: opts.findWindows, close: () => {} } : await x11WindowFinder(desktop);
   const stopTree = async () => {
     // The group first (SIGTERM), then SIGKILL after 5 s: browsers and soffice
     // leave helpers behind that would otherwise outlive the test.
@@ -478,25 +477,10 @@ export async function launchAppTree(
     }
   };
   try {
-    const clientList = await x.internAtom("_NET_CLIENT_LIST");
-    const wmPid = await x.internAtom("_NET_WM_PID");
     const found = await waitUntil(`a window of ${argv.join(" ")}`, opts.timeoutMs ?? 60_000, async () => {
       const tree = processTree(rootPid);
       if (app.exited() && tree.length === 1) throw new Error(`${argv[0]} exited before showing a window; its output:\n${outputTail(app.outputPath)}`);
-      const mine: { w: number; pid: number }[] = [];
-      for (const w of await x.getProperty32(x.root, clientList)) {
-        try {
-          const p = (await x.getProperty32(w, wmPid))[0];
-          if (p === undefined || !tree.includes(p) || !(await x.isViewable(w))) continue;
-          if (opts.titleMatches) {
-            const title = execFileSync("xprop", ["-id", String(w), "_NET_WM_NAME"], { env: desktopEnv(desktop) }).toString();
-            if (!opts.titleMatches.test(title)) continue;
-          }
-          mine.push({ w, pid: p });
-        } catch {
-          // BadWindow: gone between the list and the read.
-        }
-      }
+      const mine = await finder.find(tree, opts.titleMatches);
       return mine.length ? mine : undefined;
     });
     const pid = found[0]!.pid;
@@ -505,8 +489,46 @@ export async function launchAppTree(
     await stopTree();
     throw err;
   } finally {
-    x.close();
+    finder.close();
   }
+}
+
+/** Shown top-level windows of any of these pids (title matching, when given): the window id deckhand knows each by, and its pid. */
+export type WindowFinder = (pids: number[], titleMatches?: RegExp) => Promise<{ w: number; pid: number }[]>;
+
+export interface LaunchAppTreeOptions {
+  timeoutMs?: number;
+  env?: Record<string, string>;
+  titleMatches?: RegExp;
+  /** Runs the argv through this first (the Wayland desktop: as its user). */
+  wrapArgv?: (argv: string[]) => string[];
+  /** Where the app's windows are found (default: the X11 window manager's client list). */
+  findWindows?: WindowFinder;
+}
+
+/** The X11 finder: viewable managed windows (_NET_CLIENT_LIST) whose _NET_WM_PID is one of the pids. */
+async function x11WindowFinder(desktop: DesktopLike): Promise<{ find: WindowFinder; close(): void }> {
+  const x = await X11Connection.open(desktop.display);
+  const clientList = await x.internAtom("_NET_CLIENT_LIST");
+  const wmPid = await x.internAtom("_NET_WM_PID");
+  const find: WindowFinder = async (pids, titleMatches) => {
+    const mine: { w: number; pid: number }[] = [];
+    for (const w of await x.getProperty32(x.root, clientList)) {
+      try {
+        const p = (await x.getProperty32(w, wmPid))[0];
+        if (p === undefined || !pids.includes(p) || !(await x.isViewable(w))) continue;
+        if (titleMatches) {
+          const title = execFileSync("xprop", ["-id", String(w), "_NET_WM_NAME"], { env: desktopEnv(desktop) }).toString();
+          if (!titleMatches.test(title)) continue;
+        }
+        mine.push({ w, pid: p });
+      } catch {
+        // BadWindow: gone between the list and the read.
+      }
+    }
+    return mine;
+  };
+  return { find, close: () => x.close() };
 }
 
 export function alivePid(pid: number): boolean {

@@ -6,7 +6,9 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { oracleProof } from "./oracles.ts";
+import { oracleProof, type OracleProof } from "./oracles.ts";
+import { resultKey, type MatrixDesktop } from "./rows.ts";
+import { waylandOracleProof } from "./wayland-oracles.ts";
 
 export const RESULTS_PATH = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", ".state", "matrix-results.json");
 
@@ -79,15 +81,24 @@ export function metric(id: string, name: string, value: number | string): void {
   pending.set(id, m);
 }
 
-/** Runs a row and records its outcome; rethrows so the test fails too. */
-export async function record(id: string, file: string, fn: () => Promise<void>): Promise<void> {
+/** The oracle self-check of this run on that desktop (each desktop proves its own oracles). */
+function proofOn(desktop: MatrixDesktop): OracleProof | undefined {
+  return desktop === "x11" ? oracleProof() : waylandOracleProof();
+}
+
+/**
+ * Runs a row and records its outcome on the desktop (X11 unless said);
+ * rethrows so the test fails too. It counts as passed only when that
+ * desktop's oracle self-check passed in this run.
+ */
+export async function record(id: string, file: string, fn: () => Promise<void>, desktop: MatrixDesktop = "x11"): Promise<void> {
   const t0 = Date.now();
   let result: RowResult;
   let error: unknown;
   try {
     await fn();
-    const proof = oracleProof();
-    if (!proof?.ok) throw new Error("the oracle self-check did not pass in this run: the row cannot count");
+    const proof = proofOn(desktop);
+    if (!proof?.ok) throw new Error(`the ${desktop} oracle self-check did not pass in this run: the row cannot count`);
     result = { status: "passed", ms: Date.now() - t0 };
   } catch (err) {
     error = err;
@@ -99,8 +110,8 @@ export async function record(id: string, file: string, fn: () => Promise<void>):
   if (m) result.metrics = m;
   pending.delete(id);
   save((r) => {
-    r.results[id] = result;
-    const proof = oracleProof();
+    r.results[resultKey(desktop, id)] = result;
+    const proof = proofOn(desktop);
     if (proof) (r.oracleChecks ??= {})[file] = { ok: proof.ok, at: proof.at };
   });
   if (error) throw error;

@@ -1,0 +1,92 @@
+// The Wayland desk (desk.ts MatrixDesk) for the matrix's shared runners:
+// the fixture and real apps run as the desktop's user, native Wayland
+// clients; window ids are sway's container ids; the oracles are
+// wayland-oracles.ts'.
+import { chownSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { lookupUser, WAYLAND_USER } from "../../../src/desktop/user.ts";
+import { launchAppTree, type DesktopLike, type LaunchAppTreeOptions, type TreeApp, type WindowFinder } from "../harness.ts";
+import { AS_ROOT, asDesktopUser, swaymsg, swayViews } from "../wayland.ts";
+import type { MatrixDesk } from "./desk.ts";
+import { pointerViolations, QUIET_MS, sceneViolations } from "./oracles.ts";
+import { record } from "./results.ts";
+import { launchWaylandFixture, proveWaylandOracles, swayWindowId, settledTree, waylandOracleProof, waylandScene, type WaylandDesktop } from "./wayland-oracles.ts";
+
+/** Shown views in sway's tree of any of these pids: sway's container id is deckhand's window id. */
+function swayFinder(d: DesktopLike): WindowFinder {
+  return async (pids, titleMatches) =>
+    (await swayViews(d.env))
+      .filter((v) => v.pid !== undefined && pids.includes(v.pid) && v.visible !== false && (!titleMatches || titleMatches.test(v.name ?? "")))
+      .map((v) => ({ w: v.id, pid: v.pid! }));
+}
+
+/**
+ * A real app on a workspace of its own, shown (tiled beside the fixture's
+ * windows it would get a third of the screen, less than some apps' minimum
+ * size); stop() ends it and shows the workspace that was shown before.
+ */
+async function launchOwnWorkspace(desktop: DesktopLike, argv: string[], opts: LaunchAppTreeOptions): Promise<TreeApp> {
+  const home = ((await swaymsg(desktop.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+  const app = await launchAppTree(desktop, argv, opts);
+  const stop = async () => {
+    await app.stop();
+    await swaymsg(desktop.env, "command", `workspace ${home}`);
+  };
+  try {
+    for (const w of app.windows) await swaymsg(desktop.env, "command", `[con_id=${w}] move container to workspace app-${app.pid}`);
+    await swaymsg(desktop.env, "command", `workspace app-${app.pid}`);
+    await settledTree(desktop);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { ...app, stop };
+}
+
+/**
+ * The Wayland desk: apps run as the desktop's user (deckhand-wl under root),
+ * native Wayland clients (DISPLAY empty, so nothing falls back to Xwayland).
+ */
+export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
+  const asUser = (argv: string[]) => asDesktopUser(argv, desktop.root);
+  return {
+    kind: "wayland",
+    desktop,
+    launchFixture: (opts, script) => launchWaylandFixture(desktop, opts, script),
+    windowId: (f, title) => swayWindowId(desktop, f, title),
+    scene: (f) => waylandScene(desktop, f),
+    sceneViolations,
+    pointerViolations,
+    restoresPointer: false,
+    async pointerAfterInputViolations(f) {
+      // Left where the action put it (over the fixture), and nothing moves it after.
+      const now = await waylandScene(desktop, f);
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+      const later = await waylandScene(desktop, f);
+      const over = now.pointer.startsWith("over ") ? [] : [`the fixture last saw the pointer ${now.pointer}, not over its window where the action left it`];
+      return [...over, ...pointerViolations(now, later)];
+    },
+    async pointerAtViolations(f, mark, x, y, canvas) {
+      // The hover's last motion on the canvas, in the canvas's own coordinates.
+      const m = f.events().slice(mark).filter((e) => e.event === "motion" && e.control === "Canvas").at(-1);
+      const want = { x: x - canvas.x, y: y - canvas.y };
+      return m && m.x === want.x && m.y === want.y ? [] : [`the canvas last saw the pointer at ${m ? `${m.x},${m.y}` : "nothing"}, not ${want.x},${want.y}`];
+    },
+    launchAppTree: (argv, opts = {}) => launchOwnWorkspace(desktop, argv, { ...opts, env: { DISPLAY: "", ...opts.env }, wrapArgv: asUser, findWindows: swayFinder(desktop) }),
+    handOver(dir) {
+      // The apps run as deckhand-wl under root: what they write must be theirs.
+      const user = AS_ROOT ? lookupUser(WAYLAND_USER) : undefined;
+      if (user) {
+        chownSync(dir, user.uid, user.gid);
+        for (const sub of readdirSync(dir, { recursive: true })) chownSync(join(dir, String(sub)), user.uid, user.gid);
+      }
+      return dir;
+    },
+    // Chromium picks X11 unless told; Firefox ESR 115 too (MOZ_ENABLE_WAYLAND).
+    browser: (kind): { args: string[]; env: Record<string, string> } => (kind === "chromium" ? { args: ["--ozone-platform=wayland"], env: {} } : { args: [], env: { MOZ_ENABLE_WAYLAND: "1" } }),
+    raise: async (windowId) => void (await swaymsg(desktop.env, "command", `[con_id=${windowId}] focus`)),
+    proveOracles: async () => void (waylandOracleProof()?.ok || (await proveWaylandOracles(desktop))),
+    record: (id, file, fn) => record(id, file, fn, "wayland"),
+  };
+}
+
