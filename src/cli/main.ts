@@ -101,7 +101,9 @@ export async function main(argvIn: string[]): Promise<number> {
     const { desktopMain } = await import("../desktop/index.ts");
     const line = stderrProgress();
     try {
-      return await desktopMain(rest, undefined, process.env, line ? (text) => (text === null ? line.clear() : line.show(text)) : undefined);
+      // A Wayland desktop's seat keyboard and pointer are the helper's (no helper found: an empty seat).
+      const seat = rest.includes("--wayland") ? await seatDevicesHelper() : undefined;
+      return await desktopMain(rest, undefined, process.env, line ? (text) => (text === null ? line.clear() : line.show(text)) : undefined, seat);
     } finally {
       line?.dispose();
     }
@@ -188,5 +190,15 @@ export async function main(argvIn: string[]): Promise<number> {
     await engine?.close();
     mark("closed");
     flushTrace();
+  }
+}
+
+/** The helper's path for a Wayland desktop's seat devices; undefined when none is found (the seat then stays empty). */
+async function seatDevicesHelper(): Promise<string | undefined> {
+  const { discoverHelper } = await import("../helpers/discovery.ts");
+  try {
+    return discoverHelper({}).path;
+  } catch {
+    return undefined;
   }
 }

@@ -28,7 +28,14 @@ const stdio: Io = {
  * (exit 1, POLICY_DENIED reason operator-only). main.ts refuses it first, with
  * an envelope under --json; this is the same rule for any other entry point.
  */
-export async function desktopMain(args: string[], io: Io = stdio, environment: NodeJS.ProcessEnv = process.env, progress?: DesktopOptions["progress"]): Promise<number> {
+export async function desktopMain(
+  args: string[],
+  io: Io = stdio,
+  environment: NodeJS.ProcessEnv = process.env,
+  progress?: DesktopOptions["progress"],
+  /** The Linux helper's path, for a Wayland desktop's seat devices (DesktopOptions.seatDevices). */
+  seatDevices?: string,
+): Promise<number> {
   if (isAgentMode(environment)) {
     const e = operatorOnlyError("desktop", "agent_cli");
     io.err(`deckhand desktop: ${e.code}: ${e.message}\nhint: ${e.remediation}\n`);
@@ -63,9 +70,9 @@ export async function desktopMain(args: string[], io: Io = stdio, environment: N
   switch (sub) {
     case "run":
       if (!command.length) return usage("run needs a command after --");
-      return runInDesktop(command, { ...size, wayland, progress, log: process.env.DECKHAND_DEBUG ? (l) => io.err(`${l}\n`) : undefined });
+      return runInDesktop(command, { ...size, wayland, seatDevices, progress, log: process.env.DECKHAND_DEBUG ? (l) => io.err(`${l}\n`) : undefined });
     case "start":
-      return start(io, json, size, progress, wayland);
+      return start(io, json, size, progress, wayland, seatDevices);
     case "stop":
       return stop(io, progress);
     case "env":
@@ -92,7 +99,7 @@ function isRunning(r: DesktopRecord): boolean {
   return !!server && isAlive(server.pid, server.start);
 }
 
-async function start(io: Io, json: boolean, size?: { width: number; height: number }, progress?: DesktopOptions["progress"], wayland = false): Promise<number> {
+async function start(io: Io, json: boolean, size?: { width: number; height: number }, progress?: DesktopOptions["progress"], wayland = false, seatDevices?: string): Promise<number> {
   const old = readRecord();
   if (old && isRunning(old)) {
     io.err(`deckhand desktop: a desktop is already running on ${old.display}; run \`deckhand desktop stop\` first\n`);
@@ -101,7 +108,7 @@ async function start(io: Io, json: boolean, size?: { width: number; height: numb
   if (old) await stopRecorded(old).catch(() => {}); // stale: clean up what is left
   let desktop;
   try {
-    desktop = await startDesktop({ ...size, wayland, persistent: true, progress });
+    desktop = await startDesktop({ ...size, wayland, seatDevices, persistent: true, progress });
   } catch (err) {
     io.err(`${(err as Error).message}\n`);
     return 1;

@@ -6,7 +6,7 @@ import type { StartContext } from "./context.ts";
 import { startSessionBus } from "./dbus.ts";
 import { removeDisplayFiles, startXvfb } from "./display.ts";
 import { killNow, terminate, type ProcessRecord } from "./processes.ts";
-import { startSway } from "./sway.ts";
+import { startSeatDevices, startSway } from "./sway.ts";
 import { waylandDesktopUser, type DesktopUser } from "./user.ts";
 import { startWindowManager } from "./wm.ts";
 
@@ -26,6 +26,13 @@ export interface DesktopOptions {
    * unprivileged user deckhand-wl when deckhand is root (see docs/wayland.md).
    */
   wayland?: boolean;
+  /**
+   * Wayland: the Linux helper's path, run with `--seat-devices` for the
+   * desktop's life to put a keyboard and a pointer in the headless seat, as
+   * every real session has (GTK makes no window active in a seat without a
+   * keyboard). Absent: the seat stays empty.
+   */
+  seatDevices?: string;
 }
 
 export interface Desktop {
@@ -165,6 +172,11 @@ export async function startDesktop(opts: DesktopOptions = {}): Promise<Desktop> 
       env.SWAYSOCK = sway.swaysock;
       env.DISPLAY = sway.xDisplay; // Xwayland, started on demand by sway
       mark(`sway ${sway.waylandDisplay} (Xwayland ${sway.xDisplay})`, t);
+      if (opts.seatDevices) {
+        t = performance.now();
+        await startSeatDevices(ctx, opts.seatDevices, sway.swaysock);
+        mark("seat keyboard and pointer", t);
+      }
     } else {
       phase("desktop: starting the window manager (openbox)…");
       await startWindowManager(ctx, record.display);

@@ -7,7 +7,7 @@ import { pollUntil } from "./poll.ts";
 import { DesktopStartError, spawnDaemon, type Daemon } from "./processes.ts";
 
 /** sway IPC message types (sway-ipc(7)). */
-export const IPC = { RUN_COMMAND: 0, GET_WORKSPACES: 1, GET_OUTPUTS: 3, GET_TREE: 4, GET_VERSION: 7 } as const;
+export const IPC = { RUN_COMMAND: 0, GET_WORKSPACES: 1, GET_OUTPUTS: 3, GET_TREE: 4, GET_VERSION: 7, GET_INPUTS: 100 } as const;
 const MAGIC = Buffer.from("i3-ipc", "latin1");
 
 /**
@@ -123,5 +123,22 @@ export async function startSway(ctx: StartContext, size: { width: number; height
     const xDisplay = xwaylandDisplay(daemon.pid);
     if (!wayland || !xDisplay) return undefined;
     return { daemon, waylandDisplay: wayland, swaysock, xDisplay };
+  });
+}
+
+/**
+ * The headless seat's keyboard and pointer (WLR_LIBINPUT_NO_DEVICES leaves
+ * it without any): the Linux helper run with `--seat-devices` creates a
+ * virtual keyboard and pointer and holds them, sending nothing, until sway
+ * hangs up or the desktop stops it (a recorded process like the others).
+ * Ready when sway lists both among its inputs.
+ */
+export async function startSeatDevices(ctx: StartContext, helper: string, swaysock: string): Promise<void> {
+  const daemon = await spawnDaemon("seat devices", [helper, "--seat-devices"], ctx.daemonOptions({ env: { ...ctx.env } }));
+  ctx.started.push(daemon);
+  await pollUntil("seat devices", daemon, ctx.timeoutMs, async () => {
+    const inputs = (await swayIpc(swaysock, IPC.GET_INPUTS).catch(() => undefined)) as Array<{ type?: string }> | undefined;
+    const types = new Set((inputs ?? []).map((i) => i.type));
+    return types.has("keyboard") && types.has("pointer") ? true : undefined;
   });
 }

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDesktop, type Desktop } from "../../src/desktop/index.ts";
 import type { Fixture } from "./harness.ts";
-import { newStateDir, requireBuild, Serve } from "./deckhand.ts";
+import { HELPER, newStateDir, requireBuild, Serve } from "./deckhand.ts";
 import { describeWayland, swaymsg, swayViews } from "./wayland.ts";
 import { expectationOn, ROWS, type MatrixRow } from "./matrix/rows.ts";
 import { record as recordRow } from "./matrix/results.ts";
@@ -87,7 +87,7 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   const ctx = {} as Ctx;
   beforeAll(async () => {
     requireBuild();
-    desktop = await startDesktop({ wayland: true, width: 1920, height: 1080 });
+    desktop = await startDesktop({ wayland: true, width: 1920, height: 1080, seatDevices: HELPER });
     wd = { env: desktop.env, display: desktop.display, root: desktop.root };
     ctx.desk = waylandDesk(wd);
     // Before any row counts: the Wayland oracles must catch what they are there to catch.

@@ -12,6 +12,7 @@ import { afterAll, expect, it } from "vitest";
 import { desktopMain, runInDesktop } from "../../src/desktop/index.ts";
 import { lookupUser, WAYLAND_USER } from "../../src/desktop/user.ts";
 import { SYSTEM_PYTHON, waitUntil } from "./harness.ts";
+import { HELPER } from "./deckhand.ts";
 import { AS_ROOT, asDesktopUser, describeWayland, launchAsUser, swaymsg, swayViews } from "./wayland.ts";
 
 const run = promisify(execFile);
@@ -59,7 +60,8 @@ describeWayland("private Wayland desktop (sway)", () => {
   it("desktop start --wayland brings up sway with a fixed headless output and prints its environment", async () => {
     useState();
     const start = capture();
-    expect(await desktopMain(["start", "--wayland", "--size", "1280x800", "--json"], start.io), start.err()).toBe(0);
+    // With the helper for the seat's keyboard and pointer, as the CLI passes it.
+    expect(await desktopMain(["start", "--wayland", "--size", "1280x800", "--json"], start.io, process.env, undefined, HELPER), start.err()).toBe(0);
     env = JSON.parse(start.out()) as Record<string, string>;
     record = JSON.parse(readFileSync(join(stateDir, "desktop.json"), "utf8"));
     expect(record!.kind).toBe("wayland");
@@ -84,13 +86,16 @@ describeWayland("private Wayland desktop (sway)", () => {
     } else expect(rt.uid).toBe(process.getuid!());
     // Every process of the desktop runs as that user: sway would refuse root.
     const names = record!.processes.map((p) => p.name).sort();
-    expect(names).toEqual(["at-spi-bus-launcher", "at-spi2-registryd", "dbus", "sway"]);
+    expect(names).toEqual(["at-spi-bus-launcher", "at-spi2-registryd", "dbus", "seat devices", "sway"]);
     for (const p of record!.processes) expect(uidOf(p.pid), p.name).toBe(user?.uid ?? process.getuid!());
 
     // sway's IPC answers: the one headless output at the requested size, no bar.
     const outputs = (await swaymsg(env, "get_outputs")) as { name: string; active: boolean; rect: { width: number; height: number } }[];
     expect(outputs.map((o) => [o.name, o.active, o.rect.width, o.rect.height])).toEqual([["HEADLESS-1", true, 1280, 800]]);
     expect(await swaymsg(env, "get_bar_config")).toEqual([]);
+    // The seat has a keyboard and a pointer (the helper's, holding them), as a real session's has.
+    const inputs = (await swaymsg(env, "get_inputs")) as { type: string }[];
+    expect(new Set(inputs.map((i) => i.type))).toEqual(new Set(["keyboard", "pointer"]));
 
     const shown = capture();
     expect(await desktopMain(["env", "--json"], shown.io)).toBe(0);

@@ -331,6 +331,11 @@ fn main() {
         std::process::exit(ops::clipboard::own_selection_main(&args));
     }
     // ---- end clipboard
+    // ---- issue 19: the Wayland desktop's seat devices (wayland/devices.rs)
+    if args.get(1).is_some_and(|a| a == "--seat-devices") {
+        std::process::exit(wayland::devices::hold_seat_devices());
+    }
+    // ---- end Wayland
     std::process::exit(run());
 }
 

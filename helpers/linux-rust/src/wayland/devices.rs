@@ -210,3 +210,29 @@ impl Devices {
         self.conn.send(&m)
     }
 }
+
+// ---- the desktop's seat devices (`--seat-devices`)
+/// `deckhand desktop start --wayland` runs this binary with `--seat-devices`
+/// for the desktop's life: a keyboard and a pointer in the headless seat,
+/// as every real session has (WLR_LIBINPUT_NO_DEVICES leaves it empty).
+/// Without a keyboard in the seat, GTK never makes a window active: a
+/// focus given through accessibility shows no focus and no caret (the
+/// matrix's focus rows failed that way). Nothing is ever sent on them.
+/// Returns when the compositor's connection ends (the desktop stopped).
+pub fn hold_seat_devices() -> i32 {
+    let mut d = match Devices::create(Instant::now() + std::time::Duration::from_secs(10)) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("deckhand-helper-linux --seat-devices: {}", e.message);
+            return 1;
+        }
+    };
+    // Read (and drop) whatever the compositor says until it hangs up.
+    loop {
+        match d.conn.next(Instant::now() + std::time::Duration::from_secs(3600)) {
+            Ok(_) => {}
+            Err(e) if e.code == Code::Timeout => {}
+            Err(_) => return 0,
+        }
+    }
+}
