@@ -105,6 +105,9 @@ export function rowTest(on: MatrixDesktop, desk: () => MatrixDesk, file: string,
     const r = ROWS.find((x) => x.id === id);
     if (!r) throw new Error(`no matrix row ${id}`);
     const want = expectationOn(r, on);
+    // A pending row is listed as skipped with its reason (a suite of pending
+    // rows only is then skipped whole, its set-up hooks not run).
+    if ("pending" in want) return void it.skip(`${id}: pending on ${on}: ${want.pending}`, () => {});
     if (!("expect" in want)) return;
     it(`${id}: ${r.action} -> ${want.expect}`, () => desk().record(id, file, async () => (before?.(id), await fn())), t);
   };
