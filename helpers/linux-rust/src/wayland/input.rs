@@ -20,7 +20,7 @@ use super::devices::{self, Devices};
 use super::guard;
 use crate::error::{Code, Error, Result};
 use crate::wire::messages::{Button, Cleanup, FocusGuard, InputStep, PointerGuard, Rect};
-use crate::x11::input::{sleep_until, Outcome, TYPE_CHUNK};
+use crate::x11::input::{cancelled_error, guard_focus, sleep_until, Outcome, TYPE_CHUNK};
 use crate::x11::keys;
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
@@ -31,9 +31,6 @@ thread_local! {
     /// Where this helper last put the pointer (kept across ops).
     static POINTER_AT: RefCell<Option<(i32, i32)>> = const { RefCell::new(None) };
 }
-
-/// The longest the guard waits for sway to focus the target.
-const ACTIVATE_WAIT: Duration = Duration::from_millis(1000);
 
 /// How long a click holds its button. The X11 path holds until the app has
 /// read the press (its _NET_WM_USER_TIME); Wayland has nothing a client
@@ -48,10 +45,6 @@ const KEYMAP_SETTLE: Duration = Duration::from_millis(30);
 /// How long a keyboard step after a click waits for sway to move the focus
 /// to the clicked view (sway does so as it handles the press).
 const SETTLE_FOCUS: Duration = Duration::from_millis(200);
-
-fn cancelled_error(what: String) -> Error {
-    Error::new(Code::ActionFailed, what).with("cancelled", true)
-}
 
 fn button_code(b: Button) -> u32 {
     match b {
@@ -232,17 +225,8 @@ impl Session<'_> {
         let Some(g) = self.guard else { return Ok(()) };
         let first = !self.guard_checked;
         self.guard_checked = true;
-        let mut seen = guard::observe_focus(self.sock, &g)?;
-        if !seen.accepted && g.activate && first {
-            let until = (Instant::now() + ACTIVATE_WAIT).min(self.deadline);
-            seen = guard::activate_and_wait(self.sock, &g, until, self.cancelled)?;
-            if !seen.accepted && (self.cancelled)() {
-                return Err(cancelled_error("cancelled while activating the target window".into()));
-            }
-        }
-        if !seen.accepted {
-            return Err(seen.mismatch(&g));
-        }
+        let (sock, cancelled) = (self.sock, self.cancelled);
+        let seen = guard_focus(&g, first, self.deadline, cancelled, || guard::observe_focus(sock, &g), |until| guard::activate_and_wait(sock, &g, until, cancelled))?;
         self.focus_window = Some(seen.window);
         Ok(())
     }

@@ -135,8 +135,34 @@ pub fn sleep_until(until: Instant, cancelled: &dyn Fn() -> bool) -> bool {
     }
 }
 
-fn cancelled_error(what: String) -> Error {
+pub(crate) fn cancelled_error(what: String) -> Error {
     Error::new(Code::ActionFailed, what).with("cancelled", true)
+}
+
+/// The focus guard's one rule, whichever backend observes the focus
+/// (`observe`) and activates the target (`activate`, until the instant
+/// given): at the first check of an op, and only then, a window that is not
+/// focused may be activated; later the focus having moved away means the
+/// user (or the app) moved it: stop rather than fight them.
+pub(crate) fn guard_focus(
+    g: &FocusGuard,
+    first: bool,
+    deadline: Instant,
+    cancelled: &dyn Fn() -> bool,
+    observe: impl FnOnce() -> Result<focus::Seen>,
+    activate: impl FnOnce(Instant) -> Result<focus::Seen>,
+) -> Result<focus::Seen> {
+    let mut seen = observe()?;
+    if !seen.accepted && g.activate && first {
+        seen = activate((Instant::now() + ACTIVATE_WAIT).min(deadline))?;
+        if !seen.accepted && cancelled() {
+            return Err(cancelled_error("cancelled while activating the target window".into()));
+        }
+    }
+    if !seen.accepted {
+        return Err(seen.mismatch(g));
+    }
+    Ok(seen)
 }
 
 /// A keysym resolved to what must be pressed.
@@ -439,17 +465,9 @@ impl<'a> Session<'a> {
         let Some(g) = self.guard else { return Ok(()) };
         let first = !self.guard_checked;
         self.guard_checked = true;
-        let mut seen = focus::observe(self.x, &g)?;
-        if !seen.accepted && g.activate && first {
-            let until = (Instant::now() + ACTIVATE_WAIT).min(self.deadline);
-            seen = focus::activate_and_wait(self.x, &g, until, self.cancelled)?;
-            if !seen.accepted && (self.cancelled)() {
-                return Err(cancelled_error("cancelled while activating the target window".into()));
-            }
-        }
-        if !seen.accepted {
-            return Err(seen.mismatch(&g));
-        }
+        let (deadline, cancelled) = (self.deadline, self.cancelled);
+        let x = &mut *self.x;
+        let seen = guard_focus(&g, first, deadline, cancelled, || focus::observe(x, &g), |until| focus::activate_and_wait(x, &g, until, cancelled))?;
         self.focus_window = Some(seen.window);
         Ok(())
     }
