@@ -29,6 +29,21 @@ async function focusedPid(desktop: { env: Record<string, string>; display: strin
   return Number(await xdotool(desktop, ["getwindowfocus", "getwindowpid"]).catch(() => "-1"));
 }
 
+/**
+ * The test's precondition: the terminal holds the focus, and still holds it a
+ * moment later. The window manager may hand focus back to an earlier window
+ * after `windowactivate --sync` returned (seen in CI: a window of the previous
+ * test had just closed and the focus went to the fixture), so activate again
+ * until the focus stays; this sets the stage and is not what is tested.
+ */
+async function focusTerminal(desktop: { env: Record<string, string>; display: string }, term: App): Promise<void> {
+  await waitUntil("the terminal to keep the focus", 5000, async () => {
+    await xdotool(desktop, ["windowactivate", "--sync", String(term.windows[0])]);
+    await new Promise((res) => setTimeout(res, 150));
+    return (await focusedPid(desktop)) === term.pid;
+  });
+}
+
 describeLive("keys stay with their target window (focus guard)", () => {
   const desktop = useDesktop();
   let state: string;
@@ -56,8 +71,7 @@ describeLive("keys stay with their target window (focus guard)", () => {
   const keysIn = (f: Fixture, after: number, window = TITLE) => f.events().slice(after).filter((e) => e.event === "key" && e.type === "press" && e.window === window);
 
   it("a focused, policy-denied terminal receives nothing: the target is activated and gets the keys", async () => {
-    await xdotool(desktop, ["windowactivate", "--sync", String(term.windows[0])]);
-    expect(await focusedPid(desktop)).toBe(term.pid);
+    await focusTerminal(desktop, term);
     const before = fixture.events().length;
     const r = await deckhand(desktop, ["type-text", "--app", `pid:${fixture.pid}`, "--window-id", mainWindow(fixture), "--text", "echo pwned", ...fg], { stateDir: state });
     expect(r.envelope.ok, JSON.stringify(r.envelope.error)).toBe(true);
@@ -139,8 +153,7 @@ describeLive("keys stay with their target window (focus guard)", () => {
 
   for (const vendor of ["anthropic", "openai"] as const) {
     it(`${vendor} adapter: type and key with the terminal focused reach the target only`, async () => {
-      await xdotool(desktop, ["windowactivate", "--sync", String(term.windows[0])]);
-      expect(await focusedPid(desktop)).toBe(term.pid);
+      await focusTerminal(desktop, term);
       const before = fixture.events().length;
       // A hook that allows: the fixture's main window has Delete and Submit,
       // and when its focus sits in its other window (load decides which is
@@ -166,7 +179,7 @@ describeLive("keys stay with their target window (focus guard)", () => {
   }
 
   it("without the grant, keyboard input is refused before anything is sent", async () => {
-    await xdotool(desktop, ["windowactivate", "--sync", String(term.windows[0])]);
+    await focusTerminal(desktop, term);
     const before = fixture.events().length;
     const r = await deckhand(desktop, ["type-text", "--app", `pid:${fixture.pid}`, "--window-id", mainWindow(fixture), "--text", "x"], { stateDir: state });
     expect(r.envelope.error?.code).toBe("FOREGROUND_REQUIRED");
