@@ -26,6 +26,7 @@ import type { StorePort } from "../engine/ports.ts";
 import { verifyDrop, type ElementDragReport } from "./element-drag.ts";
 import type { ForegroundLease } from "../session/foreground-lease.ts";
 import { restoreTargetWindow } from "./restore.ts";
+import { focusedWindow, keysFollowFocus } from "./key-window.ts";
 // ---- issue 14: OCR
 import { withOcrText } from "./ocr-point.ts";
 // ---- end OCR
@@ -406,6 +407,11 @@ export async function settle(engine: HelperPort & ProgressPort, app: ResolvedApp
 async function resolveWindowFor(engine: HelperPort, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
   try {
     const r = await resolveWindow(engine, app, { windowId: program.windowId, windowIndex: program.windowIndex });
+    // Keys without an element go where the app's keyboard focus is (key-window.ts).
+    if (keysFollowFocus(program)) {
+      const focused = await focusedWindow(engine, app, r.windows);
+      if (focused) return { window: focused, windows: r.windows };
+    }
     return r;
   } catch (err) {
     // With a snapshot, a vanished window is a stale snapshot, reported at that stage.

@@ -4,7 +4,7 @@
 // sent, FOCUS_MISMATCH comes back with what was sent, and an accessibility
 // flag that is off is a warning, not a gate.
 import { afterAll, describe, expect, it } from "vitest";
-import { cleanupSandboxes, cli, expectError, expectOk, FIXTURE_WINDOW, sandbox, type Sandbox } from "./harness.ts";
+import { cleanupSandboxes, cli, expectError, expectOk, FIXTURE_WINDOW, FIXTURE_WINDOW_2, sandbox, type Sandbox } from "./harness.ts";
 
 afterAll(cleanupSandboxes);
 
@@ -26,6 +26,38 @@ describe("focus guard on keyboard input", () => {
       expect(sent[0]!.args.focus).toEqual({ window_id: FIXTURE_WINDOW, pid: 4242, activate: true });
     });
   }
+
+  // Keys without an element go where the app's keyboard focus is
+  // (src/program/key-window.ts): on sway an accessibility focus moves into a
+  // window the compositor does not bring to the front.
+  for (const [name, argv] of [
+    ["type-text", ["type-text", "--app", "fixture-app", "--text", "hello"]],
+    ["press-key", ["press-key", "--app", "fixture-app", "--key", "Return"]],
+    ["hotkey", ["hotkey", "--app", "fixture-app", "--keys", "ctrl+s"]],
+  ] as const) {
+    it(`${name} with no element and no window goes to the window holding the app's focused element, not its front-most`, async () => {
+      const sb = sandbox();
+      sb.control({ focused: { window_id: FIXTURE_WINDOW_2, path: [0] } });
+      expectOk(await cli(sb, [...argv, ...fg]), name);
+      expect(inputs(sb).map((r) => r.args.focus)).toEqual([{ window_id: FIXTURE_WINDOW_2, pid: 4242, activate: true }]);
+    });
+  }
+
+  it("a window the caller names, a program with pointer steps, or nothing focused: the keys keep the named or front-most window", async () => {
+    const sb = sandbox();
+    sb.control({ focused: { window_id: FIXTURE_WINDOW_2, path: [0] } });
+    expectOk(await cli(sb, ["type-text", "--app", "fixture-app", "--window-id", String(FIXTURE_WINDOW), "--text", "a", ...fg]), "type-text");
+    const mixed = { app: "fixture-app", steps: [{ action: "click", x: 700, y: 500 }, { action: "type-text", text: "b" }] };
+    expectOk(await cli(sb, ["run", ...fg], { stdin: JSON.stringify(mixed) }), "run");
+    const guards = inputs(sb).map((r) => r.args.focus).filter(Boolean);
+    expect(guards).toEqual([
+      { window_id: FIXTURE_WINDOW, pid: 4242, activate: true },
+      { window_id: FIXTURE_WINDOW, pid: 4242, activate: true },
+    ]);
+    const none = sandbox();
+    expectOk(await cli(none, ["type-text", "--app", "fixture-app", "--text", "c", ...fg]), "type-text");
+    expect(inputs(none).map((r) => r.args.focus)).toEqual([{ window_id: FIXTURE_WINDOW, pid: 4242, activate: true }]);
+  });
 
   it("type-text reports how many characters were sent", async () => {
     const sb = sandbox();

@@ -303,6 +303,7 @@ export const FIXTURE_RUNNERS: Record<string, Runner> = {
     await sleep(QUIET_MS);
     const changed = since(ctx.fixture, mark).filter((e) => e.event === "text_changed");
     expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+    expect(since(ctx.fixture, mark).filter((e) => e.event === "key" && e.window !== "deckhand fixture")).toEqual([]);
   },
   async "fixture.fg.press-key.repeat"(ctx) {
     const st = await observe(ctx.fg, ctx);

@@ -105,15 +105,29 @@ fn rect_of(v: &Value, key: &str) -> Rect {
 /// on its output. So: hidden views first (other workspaces, inactive tabs,
 /// the scratchpad), then the shown tiled views in tree order, then the
 /// shown floating views in their order, then fullscreen views.
+///
+/// Tiled views do not overlap, so among them "in front" means focused
+/// most recently (sway's `focus` lists, most recent first, at every level
+/// of the tree): the focused view is the top tiled one, and an app's
+/// front-most window is the one the user (or deckhand) last focused, not
+/// the one that happens to come last in the layout.
 pub fn views(tree: &Value) -> Vec<View> {
-    let mut all: Vec<(u8, View)> = Vec::new();
-    walk(tree, false, false, &mut all);
-    // Stable sort: tree order within each layer.
-    all.sort_by_key(|(layer, _)| *layer);
-    all.into_iter().map(|(_, v)| v).collect()
+    let mut all: Vec<(u8, Vec<usize>, View)> = Vec::new();
+    walk(tree, false, false, &[], &mut all);
+    // Stable sort: tree order within the other layers.
+    all.sort_by(|(la, ra, _), (lb, rb, _)| la.cmp(lb).then_with(|| if *la == 1 { rb.cmp(ra) } else { std::cmp::Ordering::Equal }));
+    all.into_iter().map(|(_, _, v)| v).collect()
 }
 
-fn walk(node: &Value, floating: bool, scratchpad: bool, out: &mut Vec<(u8, View)>) {
+/// Where a child stands in its parent's focus order (0: focused last); a
+/// child sway does not list comes after every listed one.
+fn focus_rank(parent: &Value, child: &Value) -> usize {
+    let order = parent["focus"].as_array();
+    let id = child["id"].as_u64();
+    order.and_then(|o| o.iter().position(|x| x.as_u64().is_some() && x.as_u64() == id)).unwrap_or(usize::MAX)
+}
+
+fn walk(node: &Value, floating: bool, scratchpad: bool, recency: &[usize], out: &mut Vec<(u8, Vec<usize>, View)>) {
     let scratchpad = scratchpad || (node["type"] == "workspace" && node["name"] == "__i3_scratch");
     if node.get("pid").and_then(Value::as_u64).is_some() || node.get("app_id").is_some_and(|a| !a.is_null()) || node.get("window").and_then(Value::as_u64).is_some() {
         if let Some(view) = view_of(node, floating, scratchpad) {
@@ -126,14 +140,14 @@ fn walk(node: &Value, floating: bool, scratchpad: bool, out: &mut Vec<(u8, View)
             } else {
                 1
             };
-            out.push((layer, view));
+            out.push((layer, recency.to_vec(), view));
         }
     }
     for child in node["nodes"].as_array().into_iter().flatten() {
-        walk(child, floating, scratchpad, out);
+        walk(child, floating, scratchpad, &[recency, &[focus_rank(node, child)]].concat(), out);
     }
     for child in node["floating_nodes"].as_array().into_iter().flatten() {
-        walk(child, true, scratchpad, out);
+        walk(child, true, scratchpad, &[recency, &[focus_rank(node, child)]].concat(), out);
     }
 }
 
@@ -246,6 +260,29 @@ mod tests {
         assert!(wf.focused && wf.floating && wf.visible && !wf.scratchpad);
         let xterm = v.iter().find(|v| v.con_id == 7).unwrap();
         assert_eq!((xterm.x11_window, xterm.shell.as_str(), xterm.bounds), (Some(2097166), "xwayland", Rect::new(302, 302, 480, 312)));
+    }
+
+    /// Two tiled views side by side (as the GTK3 fixture's two windows):
+    /// the one focused last is the top tiled view whatever the layout's
+    /// order, recorded shape of sway 1.7's `focus` lists.
+    #[test]
+    fn tiled_views_stack_by_focus_recency() {
+        let tiled = |focus: &str| -> Vec<u32> {
+            let t: Value = serde_json::from_str(&format!(
+                r#"{{"id":1,"type":"root","focus":[3],"nodes":[{{"id":3,"type":"output","name":"HEADLESS-1","focus":[4],"nodes":[
+                  {{"id":4,"type":"workspace","name":"1","focus":{focus},"nodes":[
+                    {{"id":11,"type":"con","name":"main","pid":7,"app_id":"fx","shell":"xdg_shell","visible":true,"focused":false,"fullscreen_mode":0,"rect":{{"x":0,"y":0,"width":960,"height":1080}},"window_rect":{{"x":0,"y":0,"width":960,"height":1080}},"nodes":[],"floating_nodes":[]}},
+                    {{"id":12,"type":"con","name":"second","pid":7,"app_id":"fx","shell":"xdg_shell","visible":true,"focused":false,"fullscreen_mode":0,"rect":{{"x":960,"y":0,"width":960,"height":1080}},"window_rect":{{"x":0,"y":0,"width":960,"height":1080}},"nodes":[],"floating_nodes":[]}}],
+                   "floating_nodes":[]}}],"floating_nodes":[]}}],"floating_nodes":[]}}"#
+            ))
+            .unwrap();
+            views(&t).iter().map(|v| v.con_id).collect()
+        };
+        // Bottom first: the view focused last is last.
+        assert_eq!(tiled("[11,12]"), vec![12, 11]);
+        assert_eq!(tiled("[12,11]"), vec![11, 12]);
+        // No focus list (never focused): tree order.
+        assert_eq!(tiled("[]"), vec![11, 12]);
     }
 
     #[test]
