@@ -25,6 +25,7 @@ import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
 import { ocrTreeRows } from "./matrix/ocr-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
+import { menuRows } from "./matrix/menu-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -167,6 +168,18 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // Point clicks on the GTK3 fixture (issue 15): one point_click per click; a program's final observation after typed keys.
   describe("point clicks on the GTK3 fixture (native Wayland)", () => pointClickFixtureRows("wayland", () => ctx.desk, FILE, () => ctx.stateDir));
+
+  // Menus by path (issue 13) on the same apps as on X11, on a workspace of their own (the shared fixture's windows stay as they are);
+  // "no menu left open" is read from each app's accessibility tree there (matrix/menu-oracle.ts).
+  describe("menus by path (native Wayland)", () => {
+    let home = "";
+    beforeAll(async () => {
+      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+      await swaymsg(wd.env, "command", "workspace menus");
+    });
+    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    menuRows("wayland", () => ctx.desk, FILE);
+  });
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {

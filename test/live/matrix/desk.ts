@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, it } from "vitest";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { launchAppTree, launchFixture, launchFixtureScript, xdotool, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
+import { accessibleMenus, popupWindows, type MenuToggle } from "./menu-oracle.ts";
 import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
 import { record } from "./results.ts";
 import { expectationOn, ROWS, type MatrixDesktop } from "./rows.ts";
@@ -52,6 +53,14 @@ export interface MatrixDesk {
   browser(kind: "chromium" | "firefox"): { args: string[]; env: Record<string, string> };
   /** Brings a window to the front and gives it the focus (X11: the window manager through xdotool; Wayland: sway). */
   raise(windowId: number): Promise<void>;
+  /**
+   * The app's open menus, one line each (none: no menu of it is open). X11:
+   * its popup windows; Wayland: items shown inside its menus in its
+   * accessibility tree (menu-oracle.ts), blind to a popup with no tree.
+   */
+  openMenus(s: Serve, pid: number): Promise<string[]>;
+  /** Opens a menu bar's menu by name, or closes them all, through accessibility without deckhand (pyatspi): the open-menu oracle's self-check. */
+  toggleMenu(pid: number, toggle: MenuToggle): Promise<void>;
   /** This desktop's oracle self-check (before any row counts; once per process). */
   proveOracles(): Promise<void>;
   /** Runs and records a row on this desktop (results.ts record). */
@@ -84,6 +93,8 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
       await xdotool(desktop, ["windowraise", String(windowId)]);
     },
     browser: () => ({ args: [], env: {} }),
+    openMenus: popupWindows,
+    toggleMenu: async (pid, toggle) => void (await accessibleMenus(desktop, pid, toggle)),
     proveOracles: async () => void (await proveOracles(desktop)),
     record: (id, file, fn) => record(id, file, fn, "x11"),
   };

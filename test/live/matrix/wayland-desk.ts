@@ -8,6 +8,7 @@ import { lookupUser, WAYLAND_USER } from "../../../src/desktop/user.ts";
 import { launchAppTree, type DesktopLike, type LaunchAppTreeOptions, type TreeApp, type WindowFinder } from "../harness.ts";
 import { AS_ROOT, asDesktopUser, swaymsg, swayViews } from "../wayland.ts";
 import type { MatrixDesk } from "./desk.ts";
+import { accessibleMenus, shownMenuItems } from "./menu-oracle.ts";
 import { pointerViolations, QUIET_MS, sceneViolations } from "./oracles.ts";
 import { record } from "./results.ts";
 import { launchWaylandFixture, proveWaylandOracles, swayWindowId, settledTree, waylandOracleProof, waylandScene, type WaylandDesktop } from "./wayland-oracles.ts";
@@ -84,6 +85,8 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
     },
     // Chromium picks X11 unless told; Firefox ESR 115 too (MOZ_ENABLE_WAYLAND).
     browser: (kind): { args: string[]; env: Record<string, string> } => (kind === "chromium" ? { args: ["--ozone-platform=wayland"], env: {} } : { args: [], env: { MOZ_ENABLE_WAYLAND: "1" } }),
+    openMenus: (_s, pid) => shownMenuItems(desktop, pid, asUser),
+    toggleMenu: async (pid, toggle) => void (await accessibleMenus(desktop, pid, toggle, asUser)),
     raise: async (windowId) => void (await swaymsg(desktop.env, "command", `[con_id=${windowId}] focus`)),
     proveOracles: async () => void (waylandOracleProof()?.ok || (await proveWaylandOracles(desktop))),
     record: (id, file, fn) => record(id, file, fn, "wayland"),
