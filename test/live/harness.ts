@@ -211,7 +211,8 @@ function launch(desktop: DesktopLike, argv: string[], extraEnv: Record<string, s
   };
 }
 
-function outputTail(path: string): string {
+/** The last lines a started app wrote (stdout and stderr): why it did not come up. */
+export function outputTail(path: string): string {
   try {
     return readFileSync(path, "utf8").trimEnd().split("\n").slice(-15).join("\n");
   } catch {

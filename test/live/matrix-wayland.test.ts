@@ -24,6 +24,7 @@ import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
 import { ocrTreeRows } from "./matrix/ocr-rows.ts";
+import { imageOptionsRows } from "./matrix/image-options-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
 import { menuRows } from "./matrix/menu-rows.ts";
 
@@ -165,6 +166,18 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // OCR beside a tree (issue 14): gtk3-widget-factory, FeatherPad and Chromium.
   describe("OCR beside a tree (native Wayland)", () => ocrTreeRows("wayland", () => ctx.desk, FILE));
+
+  // Screenshot options (issue 14) on the GTK3 fixture, the whole screen and the same real apps as on X11, on a
+  // workspace of their own: the fixture's windows unobscured and the shared fixture's layout untouched.
+  describe("image options (native Wayland)", () => {
+    let home = "";
+    beforeAll(async () => {
+      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+      await swaymsg(wd.env, "command", "workspace image-options");
+    });
+    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    imageOptionsRows("wayland", () => ctx.desk, FILE);
+  });
 
   // Point clicks on the GTK3 fixture (issue 15): one point_click per click; a program's final observation after typed keys.
   describe("point clicks on the GTK3 fixture (native Wayland)", () => pointClickFixtureRows("wayland", () => ctx.desk, FILE, () => ctx.stateDir));

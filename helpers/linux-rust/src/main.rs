@@ -140,7 +140,7 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         "list_apps" => live("AT-SPI registry joined to /proc (no compositor window list: window_count 0)"),
         "list_windows" if sway => live(
             "sway IPC get_tree: window_id = the sway container id; bounds = the view's content (rect moved by window_rect); z_index 0 the bottom: \
-             hidden views (other workspaces, inactive tabs, scratchpad = minimized), then tiled views in tree order, then floating views in sway's order, \
+             hidden views (other workspaces, inactive tabs, scratchpad = minimized), then tiled views in tree order (the focused one last), then floating views in sway's order, \
              then fullscreen ones (sway has no global z-order); no popups. Run live on sway 1.7 by test/live/wayland-helper.test.ts",
         ),
         "get_tree" if sway => live(

@@ -3,13 +3,21 @@
 // fixture is started, which window id deckhand knows its windows by, and the
 // scene oracles (focus, stacking or sway's tree, pointer). The X11 desk is
 // here; the Wayland one is in wayland-oracles.ts.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, it } from "vitest";
+import type { RgbImage } from "../../integration/adapters/png-read.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
-import { launchAppTree, launchFixture, launchFixtureScript, xdotool, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
 import { accessibleMenus, popupWindows, type MenuToggle } from "./menu-oracle.ts";
+import { desktopEnv, launchAppTree, launchFixture, launchFixtureScript, xdotool, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp } from "../harness.ts";
 import { pointer, pointerViolations, proveOracles, scene, sceneViolations, type Scene } from "./oracles.ts";
 import { record } from "./results.ts";
 import { expectationOn, ROWS, type MatrixDesktop } from "./rows.ts";
+import { parsePpm } from "./image-compare.ts";
+
+const run = promisify(execFile);
+/** ImageMagick's import (absolute: a stand-in may shadow it on PATH). */
+const IMPORT = "/usr/bin/import";
 
 export interface Bounds {
   x: number;
@@ -51,7 +59,7 @@ export interface MatrixDesk {
   handOver(dir: string): string;
   /** What a browser needs on this desktop beyond its usual flags (Wayland: to be a native Wayland client). */
   browser(kind: "chromium" | "firefox"): { args: string[]; env: Record<string, string> };
-  /** Brings a window to the front and gives it the focus (X11: the window manager through xdotool; Wayland: sway). */
+  /** Brings a window to the front and gives it the focus (X11: the window manager through xdotool; Wayland: sway, then its tree holding still). */
   raise(windowId: number): Promise<void>;
   /**
    * The app's open menus, one line each (none: no menu of it is open). X11:
@@ -61,6 +69,14 @@ export interface MatrixDesk {
   openMenus(s: Serve, pid: number): Promise<string[]>;
   /** Opens a menu bar's menu by name, or closes them all, through accessibility without deckhand (pyatspi): the open-menu oracle's self-check. */
   toggleMenu(pid: number, toggle: MenuToggle): Promise<void>;
+  /**
+   * Resizes a window to this size of content (X11: the window manager
+   * through xdotool; Wayland: sway floats the view and sets its size, as a
+   * tiled view's size is the layout's).
+   */
+  resize(windowId: number, width: number, height: number): Promise<void>;
+  /** The whole screen as the display server shows it, read by a tool independent of deckhand (X11: ImageMagick's import of the root window; Wayland: grim). */
+  screenImage(): Promise<RgbImage>;
   /** This desktop's oracle self-check (before any row counts; once per process). */
   proveOracles(): Promise<void>;
   /** Runs and records a row on this desktop (results.ts record). */
@@ -95,6 +111,14 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
     browser: () => ({ args: [], env: {} }),
     openMenus: popupWindows,
     toggleMenu: async (pid, toggle) => void (await accessibleMenus(desktop, pid, toggle)),
+    async resize(windowId, width, height) {
+      // --sync waits for the window manager to apply it; some refuse and never report it: then without.
+      await xdotool(desktop, ["windowsize", "--sync", String(windowId), String(width), String(height)]).catch(() => xdotool(desktop, ["windowsize", String(windowId), String(width), String(height)]));
+    },
+    async screenImage() {
+      const { stdout } = await run(IMPORT, ["-window", "root", "-depth", "8", "ppm:-"], { env: desktopEnv(desktop), encoding: "buffer", maxBuffer: 64 << 20, timeout: 20_000 });
+      return parsePpm(stdout);
+    },
     proveOracles: async () => void (await proveOracles(desktop)),
     record: (id, file, fn) => record(id, file, fn, "x11"),
   };

@@ -115,7 +115,9 @@ pub fn views(tree: &Value) -> Vec<View> {
     let mut all: Vec<(u8, Vec<usize>, View)> = Vec::new();
     walk(tree, false, false, &[], &mut all);
     // Stable sort: tree order within the other layers.
-    all.sort_by(|(la, ra, _), (lb, rb, _)| la.cmp(lb).then_with(|| if *la == 1 { rb.cmp(ra) } else { std::cmp::Ordering::Equal }));
+    // The focused view is the most recent (sway's own flag, also where a
+    // tree carries no focus lists).
+    all.sort_by(|(la, ra, va), (lb, rb, vb)| la.cmp(lb).then_with(|| if *la == 1 { va.focused.cmp(&vb.focused).then_with(|| rb.cmp(ra)) } else { std::cmp::Ordering::Equal }));
     all.into_iter().map(|(_, _, v)| v).collect()
 }
 
@@ -244,6 +246,24 @@ mod tests {
         let ids: Vec<u32> = views(&tree()).iter().map(|v| v.con_id).collect();
         // hidden (scratchpad 9, workspace 2's 10) first, then tiled 5, then floating 6, 7 in their order.
         assert_eq!(ids, vec![9, 10, 5, 6, 7]);
+    }
+
+    #[test]
+    fn the_focused_tiled_view_is_on_top_of_the_tiled_ones() {
+        // Two tiled windows of one app side by side, the first focused: it is the front-most tiled view.
+        let tree: Value = serde_json::from_str(r#"{"id":1,"type":"root","nodes":[{"id":3,"type":"output","name":"HEADLESS-1","nodes":[
+          {"id":4,"type":"workspace","name":"1","nodes":[
+            {"id":5,"type":"con","name":"main","pid":100,"app_id":"a","visible":true,"focused":true,"fullscreen_mode":0,
+             "rect":{"x":0,"y":0,"width":640,"height":800},"window_rect":{"x":0,"y":0,"width":640,"height":800},"nodes":[],"floating_nodes":[]},
+            {"id":6,"type":"con","name":"second","pid":100,"app_id":"a","visible":true,"focused":false,"fullscreen_mode":0,
+             "rect":{"x":640,"y":0,"width":640,"height":800},"window_rect":{"x":0,"y":0,"width":640,"height":800},"nodes":[],"floating_nodes":[]}],
+           "floating_nodes":[
+            {"id":7,"type":"floating_con","name":"float","pid":200,"app_id":"b","visible":true,"focused":false,"fullscreen_mode":0,
+             "rect":{"x":10,"y":10,"width":100,"height":100},"window_rect":{"x":0,"y":0,"width":100,"height":100},"nodes":[],"floating_nodes":[]}]}],
+          "floating_nodes":[]}],"floating_nodes":[]}"#).unwrap();
+        let ids: Vec<u32> = views(&tree).iter().map(|v| v.con_id).collect();
+        // Still below every floating view.
+        assert_eq!(ids, vec![6, 5, 7]);
     }
 
     #[test]
