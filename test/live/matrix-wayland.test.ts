@@ -25,6 +25,7 @@ import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
 import { ocrTreeRows } from "./matrix/ocr-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
+import { lifecycleRows } from "./matrix/lifecycle-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -167,6 +168,17 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // Point clicks on the GTK3 fixture (issue 15): one point_click per click; a program's final observation after typed keys.
   describe("point clicks on the GTK3 fixture (native Wayland)", () => pointClickFixtureRows("wayland", () => ctx.desk, FILE, () => ctx.stateDir));
+
+  // App lifecycle (issue 13): launch through deckhand (apps as the desktop's user, native Wayland clients), activate, --restore-window, quit; on a workspace of its own (the launched apps' windows would tile beside the fixture's).
+  describe("app lifecycle: launch, list-apps --all, activate, --restore-window, quit (native Wayland)", () => {
+    let home = "";
+    beforeAll(async () => {
+      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+      await swaymsg(wd.env, "command", "workspace lifecycle");
+    });
+    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    lifecycleRows("wayland", () => ctx.desk, FILE);
+  });
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
     await record("mousepad.type-select-replace-undo", async () => {
