@@ -169,7 +169,8 @@ export async function startDesktop(opts: DesktopOptions = {}): Promise<Desktop> 
       phase("desktop: starting the compositor (sway, headless)…");
       const sway = await startSway(ctx, size, user?.uid ?? process.getuid?.() ?? 0);
       record.display = env.WAYLAND_DISPLAY = ctx.env.WAYLAND_DISPLAY = sway.waylandDisplay;
-      env.SWAYSOCK = sway.swaysock;
+      // The seat devices watch sway's input events through it (helper --seat-devices).
+      env.SWAYSOCK = ctx.env.SWAYSOCK = sway.swaysock;
       env.DISPLAY = sway.xDisplay; // Xwayland, started on demand by sway
       mark(`sway ${sway.waylandDisplay} (Xwayland ${sway.xDisplay})`, t);
       if (opts.seatDevices) {

@@ -27,6 +27,7 @@ import { ocrTreeRows } from "./matrix/ocr-rows.ts";
 import { imageOptionsRows } from "./matrix/image-options-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
 import { menuRows } from "./matrix/menu-rows.ts";
+import { lifecycleRows } from "./matrix/lifecycle-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -192,6 +193,17 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
     });
     afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
     menuRows("wayland", () => ctx.desk, FILE);
+  });
+
+  // App lifecycle (issue 13): launch through deckhand (apps as the desktop's user, native Wayland clients), activate, --restore-window, quit; on a workspace of its own (the launched apps' windows would tile beside the fixture's).
+  describe("app lifecycle: launch, list-apps --all, activate, --restore-window, quit (native Wayland)", () => {
+    let home = "";
+    beforeAll(async () => {
+      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+      await swaymsg(wd.env, "command", "workspace lifecycle");
+    });
+    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    lifecycleRows("wayland", () => ctx.desk, FILE);
   });
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {

@@ -10,6 +10,7 @@
 //!   that may select focus events, and it never interleaves with input.
 
 mod desktop;
+mod session_user;
 mod spawn;
 
 use super::{deadline_of, Ctx};
@@ -136,8 +137,10 @@ pub fn chromium_family(executable: &Path) -> bool {
 /// The launch's environment: the helper's own (the orchestrator's, minus
 /// deckhand's variables), plus A11Y_ENV and, for a desktop entry, the
 /// variable GLib launchers set to name it (list_apps reads it back as the
-/// process's desktop id). Names of the variables set or changed.
-pub fn launch_env(base: impl Iterator<Item = (OsString, OsString)>, desktop_file: Option<&Path>) -> (Vec<(OsString, OsString)>, Vec<String>) {
+/// process's desktop id), and `user`'s naming variables (HOME, USER, LOGNAME
+/// of the user it runs as, session_user.rs). Names of the variables set or
+/// changed.
+pub fn launch_env(base: impl Iterator<Item = (OsString, OsString)>, desktop_file: Option<&Path>, user: &[(String, OsString)]) -> (Vec<(OsString, OsString)>, Vec<String>) {
     let mut env: Vec<(OsString, OsString)> = base.filter(|(k, _)| !k.to_string_lossy().starts_with("DECKHAND_")).collect();
     let mut added = Vec::new();
     let mut set = |env: &mut Vec<(OsString, OsString)>, k: &str, v: OsString| {
@@ -153,6 +156,9 @@ pub fn launch_env(base: impl Iterator<Item = (OsString, OsString)>, desktop_file
     }
     if let Some(f) = desktop_file {
         set(&mut env, "GIO_LAUNCHED_DESKTOP_FILE", f.as_os_str().to_owned());
+    }
+    for (k, v) in user {
+        set(&mut env, k, v.clone());
     }
     (env, added)
 }
@@ -198,9 +204,16 @@ pub async fn launch(id: u64, deadline_ms: u64, args: &rmpv::Value) -> Response {
             argv.insert(0, CHROMIUM_A11Y_ARG.to_string());
             args_added.push(CHROMIUM_A11Y_ARG.to_string());
         }
-        let (env, env_added) = launch_env(std::env::vars_os(), desktop_file.as_deref());
-        let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_dir());
-        let prepared = spawn::Prepared::new(&exe, &a.executable, &argv, &env, home.as_deref())?;
+        // ---- issue 19: on a Wayland session, the app runs as the compositor's user
+        let run_as = if crate::wayland::backend().is_wayland() { session_user::of_session() } else { None };
+        let naming = run_as.as_ref().map(|r| r.env.as_slice()).unwrap_or_default();
+        // ---- end Wayland
+        let (env, env_added) = launch_env(std::env::vars_os(), desktop_file.as_deref(), naming);
+        let home = env.iter().find(|(k, _)| k == "HOME").map(|(_, v)| PathBuf::from(v)).filter(|h| h.is_dir());
+        let mut prepared = spawn::Prepared::new(&exe, &a.executable, &argv, &env, home.as_deref())?;
+        if let Some(r) = &run_as {
+            prepared = prepared.as_user(r.uid, r.gid);
+        }
         let pid = spawn::spawn(&prepared)?;
         Ok(LaunchResult { pid, start_time: crate::procfs::start_time(pid), env_added, args_added })
     });
@@ -338,7 +351,7 @@ mod tests {
             (OsString::from("QT_ACCESSIBILITY"), OsString::from("1")),
             (OsString::from("GNOME_ACCESSIBILITY"), OsString::from("0")),
         ];
-        let (env, added) = launch_env(base.into_iter(), Some(Path::new("/usr/share/applications/x.desktop")));
+        let (env, added) = launch_env(base.into_iter(), Some(Path::new("/usr/share/applications/x.desktop")), &[]);
         let get = |k: &str| env.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.to_string_lossy().into_owned());
         assert_eq!(get("DECKHAND_STATE_DIR"), None);
         assert_eq!(get("QT_ACCESSIBILITY").as_deref(), Some("1"));
@@ -348,6 +361,18 @@ mod tests {
         // Already as wanted: not "added".
         assert_eq!(added, ["QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "GNOME_ACCESSIBILITY", "GIO_LAUNCHED_DESKTOP_FILE"]);
         assert_eq!(env.iter().filter(|(k, _)| k == "GNOME_ACCESSIBILITY").count(), 1);
+    }
+
+    #[test]
+    fn launch_env_names_the_user_the_app_runs_as() {
+        let base = vec![(OsString::from("HOME"), OsString::from("/root")), (OsString::from("USER"), OsString::from("root"))];
+        let user = [("HOME".to_string(), OsString::from("/tmp/d/home")), ("USER".to_string(), OsString::from("deckhand-wl")), ("LOGNAME".to_string(), OsString::from("deckhand-wl"))];
+        let (env, added) = launch_env(base.into_iter(), None, &user);
+        let get = |k: &str| env.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.to_string_lossy().into_owned());
+        assert_eq!(get("HOME").as_deref(), Some("/tmp/d/home"));
+        assert_eq!(get("USER").as_deref(), Some("deckhand-wl"));
+        assert_eq!(get("LOGNAME").as_deref(), Some("deckhand-wl"));
+        assert!(["HOME", "USER", "LOGNAME"].iter().all(|k| added.contains(&k.to_string())), "{added:?}");
     }
 
     #[test]

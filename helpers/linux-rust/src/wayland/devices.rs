@@ -217,7 +217,18 @@ impl Devices {
 /// as every real session has (WLR_LIBINPUT_NO_DEVICES leaves it empty).
 /// Without a keyboard in the seat, GTK never makes a window active: a
 /// focus given through accessibility shows no focus and no caret (the
-/// matrix's focus rows failed that way). Nothing is ever sent on them.
+/// matrix's focus rows failed that way). No key or pointer event is ever
+/// sent on them.
+///
+/// The seat's keyboard is the one that last sent something: once a
+/// virtual keyboard that typed (the helper's for an input op, wtype) is
+/// gone, wlroots leaves the seat without a keyboard, and clients started
+/// then get no keymap: Chromium with its renderer accessibility on died of
+/// SIGSEGV at start, every time. sway gives the seat a keyboard again when
+/// it configures its keyboards, so when it reports a keyboard removed (IPC
+/// `input` events), the keyboards are configured again with a setting that
+/// is sway's default anyway (repeat_rate 25; this private desktop's config
+/// sets none): this keyboard, the one left, is the seat's again.
 /// Returns when the compositor's connection ends (the desktop stopped).
 pub fn hold_seat_devices() -> i32 {
     let mut d = match Devices::create(Instant::now() + std::time::Duration::from_secs(10)) {
@@ -227,6 +238,17 @@ pub fn hold_seat_devices() -> i32 {
             return 1;
         }
     };
+    if let Some(sock) = std::env::var("SWAYSOCK").ok().filter(|s| !s.is_empty()) {
+        let _ = std::thread::Builder::new().name("keyboards-removed".into()).spawn(move || {
+            super::sway::watch_inputs(&sock, |change, kind| {
+                if change == "removed" && kind == "keyboard" {
+                    if let Err(e) = super::sway::command(&sock, RECONFIGURE_KEYBOARDS) {
+                        eprintln!("deckhand-helper-linux --seat-devices: configuring the keyboards again: {}", e.message);
+                    }
+                }
+            })
+        });
+    }
     // Read (and drop) whatever the compositor says until it hangs up.
     loop {
         match d.conn.next(Instant::now() + std::time::Duration::from_secs(3600)) {
@@ -236,3 +258,6 @@ pub fn hold_seat_devices() -> i32 {
         }
     }
 }
+
+/// A sway command that configures every keyboard again, changing nothing (sway's default repeat rate).
+pub const RECONFIGURE_KEYBOARDS: &str = "input type:keyboard repeat_rate 25";

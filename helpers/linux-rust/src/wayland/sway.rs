@@ -54,6 +54,47 @@ pub fn request(path: &str, kind: u32, payload: &str) -> Result<Value> {
     serde_json::from_slice(&body).map_err(|e| Error::internal(format!("sway IPC {path}: bad JSON: {e}")))
 }
 
+pub const SUBSCRIBE: u32 = 2;
+
+/// One i3-ipc message: its type and JSON payload.
+fn read_message(s: &mut UnixStream) -> std::io::Result<(u32, Value)> {
+    let mut head = [0u8; 14];
+    s.read_exact(&mut head)?;
+    if &head[..6] != MAGIC {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "not an i3-ipc message"));
+    }
+    let len = u32::from_ne_bytes(head[6..10].try_into().expect("4 bytes")) as usize;
+    let kind = u32::from_ne_bytes(head[10..14].try_into().expect("4 bytes"));
+    if len > MAX_REPLY {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "message too large"));
+    }
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body)?;
+    Ok((kind, serde_json::from_slice(&body).unwrap_or(Value::Null)))
+}
+
+/// Subscribes to sway's `input` events and calls `each(change, type)` for
+/// each (e.g. "added"/"removed", "keyboard"/"pointer") until the
+/// connection ends.
+pub fn watch_inputs(path: &str, mut each: impl FnMut(&str, &str)) {
+    let Ok(mut s) = UnixStream::connect(path) else { return };
+    let payload = br#"["input"]"#;
+    let mut msg = Vec::with_capacity(14 + payload.len());
+    msg.extend_from_slice(MAGIC);
+    msg.extend_from_slice(&(payload.len() as u32).to_ne_bytes());
+    msg.extend_from_slice(&SUBSCRIBE.to_ne_bytes());
+    msg.extend_from_slice(payload);
+    if s.write_all(&msg).is_err() {
+        return;
+    }
+    while let Ok((kind, v)) = read_message(&mut s) {
+        // Events have the high bit set; the subscribe reply does not.
+        if kind & 0x8000_0000 != 0 {
+            each(v["change"].as_str().unwrap_or(""), v["input"]["type"].as_str().unwrap_or(""));
+        }
+    }
+}
+
 /// Whether $SWAYSOCK answers get_version as sway ("variant": "sway"; sway
 /// 1.7 has no variant field, its human_readable is enough).
 pub fn answers(path: &str) -> Option<String> {
@@ -213,6 +254,35 @@ fn command_reply(v: &Value, cmd: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fake sway: takes the subscription, answers it, sends two input events, hangs up.
+    #[test]
+    fn input_events_are_passed_on_until_the_connection_ends() {
+        let dir = std::env::temp_dir().join(format!("deckhand-sway-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ipc.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let frame = |kind: u32, body: &str| {
+            let mut m = MAGIC.to_vec();
+            m.extend_from_slice(&(body.len() as u32).to_ne_bytes());
+            m.extend_from_slice(&kind.to_ne_bytes());
+            m.extend_from_slice(body.as_bytes());
+            m
+        };
+        let server = std::thread::spawn(move || {
+            let (mut c, _) = listener.accept().unwrap();
+            let (kind, payload) = read_message(&mut c).unwrap();
+            assert_eq!((kind, payload), (SUBSCRIBE, serde_json::json!(["input"])));
+            c.write_all(&frame(SUBSCRIBE, r#"{"success": true}"#)).unwrap();
+            c.write_all(&frame(0x8000_0015, r#"{"change": "added", "input": {"type": "pointer"}}"#)).unwrap();
+            c.write_all(&frame(0x8000_0015, r#"{"change": "removed", "input": {"type": "keyboard"}}"#)).unwrap();
+        });
+        let mut seen = Vec::new();
+        watch_inputs(path.to_str().unwrap(), |change, kind| seen.push(format!("{change} {kind}")));
+        server.join().unwrap();
+        assert_eq!(seen, ["added pointer", "removed keyboard"], "the subscribe reply is not an event");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// Recorded from sway 1.7 (headless, `deckhand desktop start --wayland
     /// --size 1280x800`): gtk3-demo tiled with a title bar, and

@@ -31,6 +31,8 @@ const TAG_PID: i32 = 1;
 const TAG_EXIT: i32 = 2;
 const TAG_EXEC_ERR: i32 = 3;
 const TAG_SETUP_ERR: i32 = 4;
+/// The switch to the launch's user failed (errno): nothing was exec'd.
+const TAG_USER_ERR: i32 = 5;
 
 /// Why a program could not be started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +157,8 @@ pub struct Prepared {
     argv: Vec<CString>,
     envp: Vec<CString>,
     cwd: Option<CString>,
+    /// (uid, gid) the app runs as, supplementary groups cleared (None: the helper's).
+    user: Option<(u32, u32)>,
 }
 
 impl Prepared {
@@ -177,7 +181,13 @@ impl Prepared {
             Some(p) => Some(c(p.as_os_str().as_bytes(), "the working directory")?),
             None => None,
         };
-        Ok(Prepared { exe, argv, envp, cwd })
+        Ok(Prepared { exe, argv, envp, cwd, user: None })
+    }
+
+    /// Runs the app as this user and group (the helper must be root).
+    pub fn as_user(mut self, uid: u32, gid: u32) -> Prepared {
+        self.user = Some((uid, gid));
+        self
     }
 }
 
@@ -293,6 +303,7 @@ pub fn spawn(p: &Prepared) -> Result<u32> {
     let envp: Vec<*const libc::c_char> = p.envp.iter().map(|a| a.as_ptr()).chain(std::iter::once(std::ptr::null())).collect();
     let exe = p.exe.as_ptr();
     let cwd = p.cwd.as_ref().map(|c| c.as_ptr());
+    let user = p.user;
     let devnull_path = c"/dev/null";
     // SAFETY: a valid path.
     let devnull = Fd(unsafe { libc::open(devnull_path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) });
@@ -339,6 +350,13 @@ pub fn spawn(p: &Prepared) -> Result<u32> {
                 // Nothing else of the helper's survives the exec (the exec
                 // pipe stays open, close-on-exec, until the exec succeeds).
                 libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 4u32 /* CLOSE_RANGE_CLOEXEC */);
+                // Groups first, the uid last (after it nothing may be changed).
+                if let Some((uid, gid)) = user {
+                    if libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0 {
+                        write_rec(ex_w.0, TAG_USER_ERR, errno());
+                        libc::_exit(127);
+                    }
+                }
                 if let Some(cwd) = cwd {
                     libc::chdir(cwd);
                 }
@@ -401,6 +419,11 @@ pub fn spawn(p: &Prepared) -> Result<u32> {
     match exec {
         Ok(None) => Ok(pid),
         Ok(Some((TAG_EXEC_ERR, e))) => Err(launch_failed(ExecFailure::of_errno(e), &format!("exec of {}", p.exe.to_string_lossy()), Some(e))),
+        Ok(Some((TAG_USER_ERR, e))) => {
+            let (uid, gid) = p.user.unwrap_or_default();
+            let msg = format!("switching to uid {uid} gid {gid} to run {}: {}", p.exe.to_string_lossy(), std::io::Error::from_raw_os_error(e));
+            Err(Error::new(Code::LaunchFailed, msg).with("reason", "user-switch-failed").with("errno", e as i64))
+        }
         Ok(other) => Err(Error::internal(format!("unexpected exec report {other:?}"))),
         Err(e) => Err(Error::internal(format!("the exec's outcome was not reported in time: {e}"))),
     }
@@ -491,6 +514,24 @@ mod tests {
         let e = spawn(&not_exec).unwrap_err();
         assert!(e.details.iter().any(|(k, v)| k == "reason" && *v == crate::error::Detail::Str("not-executable".into())), "{e:?}");
         assert!(Prepared::new(Path::new("/bin/sh"), "sh", &["a\0b".into()], &env(), None).is_err());
+    }
+
+    /// As root: the app runs as the given user and group, with no supplementary group.
+    #[test]
+    fn runs_as_the_given_user() {
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: switching users needs root");
+            return;
+        }
+        let p = Prepared::new(Path::new("/bin/sleep"), "sleep", &["2".into()], &env(), None).unwrap().as_user(65534, 65533);
+        let pid = spawn(&p).unwrap();
+        let st = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let field = |k: &str| st.lines().find(|l| l.starts_with(k)).unwrap().split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
+        assert_eq!(field("Uid:"), "65534 65534 65534 65534");
+        assert_eq!(field("Gid:"), "65533 65533 65533 65533");
+        assert_eq!(field("Groups:"), "");
+        unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+        assert_eq!(wait_ended(pid), Some(Ended { exit_code: None, signal: Some(libc::SIGTERM) }));
     }
 
     #[test]
