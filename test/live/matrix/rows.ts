@@ -164,10 +164,15 @@ const WL_IMAGE_CHROMIUM = { pending: "Chromium (--ozone-platform=wayland) on the
 const WL_POINT = { pending: "test/live/coordinate-click.test.ts: its pointer oracle on X11 is the X server's pointer (xdotool); gtk3-widget-factory logs no pointer events, so on Wayland it would have none: a Wayland run needs an app-side pointer log first" };
 
 const WL_POINT_QT = { pending: "test/live/coordinate-click.test.ts: its 'pointer restored' oracle on X11 is the X server's pointer; on Wayland the Qt5 fixture logs only the pointer entering and leaving its window, not where it is, so the check would be weaker than the row claims" };
-const WL_BROWSER_FORM: Record<"chromium" | "firefox", OnWayland> = {
-  chromium: { pending: "in full Wayland matrix runs Chromium (--ozone-platform=wayland) is not reliable at start: on the web form it never registered on the AT-SPI bus within 60 s (list-apps did not list its pid), and on the long article it exited before showing a window; started alone it works: cause not found yet" },
-  firefox: { pending: "in 2 of the last 3 full Wayland matrix runs Firefox (MOZ_ENABLE_WAYLAND=1) showed the web form's page content in its tree later than 30 s (its window and chrome were there); it passed in the third: cause not found yet" },
-};
+/**
+ * The browsers' form rows. They once failed at start in full Wayland runs
+ * (Chromium never registered on the accessibility bus, or died before its
+ * window; Firefox's page late): Chromium died of SIGSEGV whenever it started
+ * after a virtual keyboard that had typed was gone (the seat left without a
+ * keyboard); the desktop's own keyboard now takes the seat back
+ * (test/live/wayland-seat-keyboard.test.ts).
+ */
+const WL_BROWSER_FORM: Record<"chromium" | "firefox", OnWayland> = { chromium: RUNS, firefox: RUNS };
 const WL_CHROMIUM_BOUNDS = { pending: "Chromium's element bounds on sway are about 10 px off (the form's heading at x=20 where Firefox has it at x=10), so the OCR redaction box and the marks fall beside their elements: the surface origin for Chromium's frame is to be fixed in the helper" };
 /** Wayland-only rows: sway 1.7 captures the screen, not a window (no per-window capture). */
 const X11_CAPTURES_COVERED = "X11 captures a covered window's own pixels (XComposite): there it is delivered, as the screenshot rows show";

@@ -111,11 +111,14 @@ export async function observeN(s: Serve, args: Record<string, unknown>, n = 5, r
 export async function waitAccessible(s: Serve, pid: number, timeoutMs = 60_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   let last: any;
+  let all: unknown;
   for (;;) {
     const r = await s.request("list-apps", {});
     last = r.ok ? r.result.apps.find((a: any) => a.pid === pid) : r.error;
+    all = r.ok ? r.result.apps.map((a: any) => `${a.name}:${a.pid}:${a.accessible}`) : r.error;
     if (last?.accessible === true) return last;
-    if (Date.now() > deadline) throw new Error(`pid ${pid} never became accessible within ${timeoutMs} ms; list-apps says ${JSON.stringify(last)}`);
+    // What was listed instead says whether the app never registered or registered under another pid.
+    if (Date.now() > deadline) throw new Error(`pid ${pid} never became accessible within ${timeoutMs} ms; list-apps says ${JSON.stringify(last)} (listed: ${JSON.stringify(all)})`);
     await sleep(250);
   }
 }

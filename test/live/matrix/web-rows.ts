@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
-import { alivePid, processTree, waitUntil, type TreeApp } from "../harness.ts";
+import { alivePid, outputTail, processTree, waitUntil, type TreeApp } from "../harness.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { browserArgv, FIREFOX_ENV, writeFirefoxPrefs } from "../app-profiles.ts";
 import { nativeBrowserArgv, rowTest, type MatrixDesk } from "./desk.ts";
@@ -83,8 +83,9 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
       await web.waitFor((e) => e.event === "ready", 60_000);
       await waitAccessible(fg, browser.pid);
     } catch (err) {
-      // The rows fail with this reason, recorded, rather than being skipped.
-      startFailure = err as Error;
+      // The rows fail with this reason, recorded, rather than being skipped;
+      // with what the browser printed, when it got as far as a window.
+      startFailure = browser ? new Error(`${(err as Error).message}; its output:\n${outputTail(browser.outputPath)}`) : (err as Error);
     }
   }, 180_000);
   afterAll(async () => {
@@ -140,7 +141,11 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
     if (!alivePid(browser.pid)) throw new Error(`${b.id} died during type-text; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
     expect(r.ok, `type-text: ${JSON.stringify(r.error)}`).toBe(true);
     expect(r.result.route).toBe("foreground_input");
-    await web.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === "Grace Hopper", 10_000, mark);
+    await web.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === "Grace Hopper", 10_000, mark).catch((err) => {
+      // What the page saw instead, in short: keys pressed and the field's texts.
+      const seen = web.events().slice(mark).filter((e) => (e.event === "key" && e.type === "press") || e.event === "text_changed").map((e) => (e.event === "key" ? e.keyval : `[${e.text}]`));
+      throw new Error(`${(err as Error).message.split(";")[0]}; the page saw: ${seen.join(" ")}`);
+    });
     await sleep(QUIET_MS);
     const changed = web.events().slice(mark).filter((e) => e.event === "text_changed");
     expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));

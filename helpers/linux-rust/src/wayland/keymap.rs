@@ -62,6 +62,54 @@ pub fn base() -> Vec<u32> {
     v
 }
 
+/// Where a keysym sits on a US PC keyboard (its evdev code), for the keys
+/// that have one place: a key of ours goes there when it is free. Clients
+/// read more than the keysym: a browser takes a key's DOM `code` (and some
+/// of its handling) from the keycode, and Chromium on sway typed no space
+/// while space sat on evdev code 1 (Escape) as the first free key: "Grace
+/// Hopper" arrived as "GraceHopper".
+fn us_place(keysym: u32) -> Option<u32> {
+    const ROWS: [(&str, u32); 4] = [("1234567890-=", 2), ("qwertyuiop[]", 16), ("asdfghjkl;'`", 30), ("zxcvbnm,./", 44)];
+    if let Some(c) = char::from_u32(keysym).filter(|c| c.is_ascii_graphic()) {
+        for (row, first) in ROWS {
+            if let Some(i) = row.find(c) {
+                return Some(first + i as u32);
+            }
+        }
+        return (c == '\\').then_some(43);
+    }
+    Some(match keysym {
+        0x20 => 57,                             // space
+        0xff1b => 1,                            // Escape
+        0xff08 => 14,                           // BackSpace
+        0xff09 => 15,                           // Tab
+        0xff0d => 28,                           // Return
+        0xffe3 => 29,                           // Control_L
+        0xffe1 => 42,                           // Shift_L
+        0xffe9 => 56,                           // Alt_L
+        0xffe5 => 58,                           // Caps_Lock
+        0xffbe..=0xffc7 => 59 + (keysym - 0xffbe), // F1-F10
+        0xff14 => 70,                           // Scroll_Lock
+        0xffc8 => 87,                           // F11
+        0xffc9 => 88,                           // F12
+        0xff61 => 99,                           // Print
+        0xff50 => 102,                          // Home
+        0xff52 => 103,                          // Up
+        0xff55 => 104,                          // Prior
+        0xff51 => 105,                          // Left
+        0xff53 => 106,                          // Right
+        0xff57 => 107,                          // End
+        0xff54 => 108,                          // Down
+        0xff56 => 109,                          // Next
+        0xff63 => 110,                          // Insert
+        0xffff => 111,                          // Delete
+        0xff13 => 119,                          // Pause
+        0xffeb => 125,                          // Super_L
+        0xff67 => 127,                          // Menu
+        _ => return None,
+    })
+}
+
 /// keysym -> keycode assignments and whether they changed since the last
 /// upload.
 #[derive(Debug)]
@@ -103,9 +151,25 @@ impl Keymap {
             let base = base();
             self.by_sym.retain(|k, _| need.contains(k) || keep.contains(k) || base.contains(k));
         }
+        let mut used: std::collections::BTreeSet<u32> = self.by_sym.values().copied().collect();
+        // First every keysym that has its US place and finds it free, then
+        // the others on free keys, the US places of keysyms not mapped yet
+        // taken last (so a later space or Return still finds its own).
+        let mut rest = Vec::new();
         for ks in missing {
-            let used: std::collections::BTreeSet<u32> = self.by_sym.values().copied().collect();
-            let Some(kc) = (FIRST..=LAST).find(|c| !used.contains(c)) else { return false };
+            match us_place(ks).map(|e| e + FIRST - 1).filter(|kc| !used.contains(kc)) {
+                Some(kc) => {
+                    used.insert(kc);
+                    self.by_sym.insert(ks, kc);
+                }
+                None => rest.push(ks),
+            }
+        }
+        let reserved: std::collections::BTreeSet<u32> = (0..=0x7eu32).chain(0xff00..=0xffff).filter_map(us_place).map(|e| e + FIRST - 1).collect();
+        for ks in rest {
+            let free = (FIRST..=LAST).find(|c| !used.contains(c) && !reserved.contains(c)).or_else(|| (FIRST..=LAST).find(|c| !used.contains(c)));
+            let Some(kc) = free else { return false };
+            used.insert(kc);
             self.by_sym.insert(ks, kc);
         }
         true
@@ -179,6 +243,20 @@ mod tests {
         assert!(k.keycode(many[6]).is_none(), "dropped");
         let too_many: Vec<u32> = (0x100_1000..0x100_1000 + 300).collect();
         assert!(!k.ensure(&too_many, &[]));
+    }
+
+    #[test]
+    fn keys_with_a_us_place_sit_there() {
+        let k = Keymap::default();
+        // XKB keycode = evdev code + 8: space 57, Return 28, a 30, q 16, 1 2, Escape 1, Shift_L 42.
+        for (ks, evdev) in [(0x20, 57), (0xff0d, 28), (0x61, 30), (0x71, 16), (0x31, 2), (0xff1b, 1), (0xffe1, 42), (0x2f, 53), (0x5c, 43), (0xffc9, 88)] {
+            assert_eq!(k.keycode(ks), Some(evdev + 8), "keysym {ks:#x}");
+        }
+        // Keysyms with no place of their own (upper case, symbols on Shift) are on keys no US-placed keysym uses.
+        let places: std::collections::BTreeSet<u32> = (0..=0x7eu32).chain(0xff00..=0xffff).filter_map(us_place).map(|e| e + 8).collect();
+        for ks in [0x41, 0x21, 0x7e] {
+            assert!(!places.contains(&k.keycode(ks).unwrap()), "keysym {ks:#x} took a US place");
+        }
     }
 
     #[test]
