@@ -367,9 +367,8 @@ function browserDragRow(on: MatrixDesktop, desk: () => MatrixDesk, file: string,
     let fg: Serve;
     let startFailure: Error | undefined;
 
+    // dragRows' own beforeAll (build, oracles proved) has run first.
     beforeAll(async () => {
-      requireBuild();
-      await desk().proveOracles();
       web = await startWebFixture("dnd.html");
       const profile = mkdtempSync(join(tmpdir(), `deckhand-${kind}-dnd-`));
       if (kind === "firefox") writeFirefoxPrefs(profile);
@@ -440,9 +439,8 @@ function toolkitDragRow(on: MatrixDesktop, desk: () => MatrixDesk, file: string,
     let win: number;
     const app = () => `pid:${f.pid}`;
 
+    // dragRows' own beforeAll (build, oracles proved) has run first.
     beforeAll(async () => {
-      requireBuild();
-      await desk().proveOracles();
       f = await desk().launchFixture({ env: k.env, timeoutMs: 30_000 }, k.script);
       win = await desk().windowId(f, (f.events().find((e) => e.event === "ready") as any).windows[0].title);
       fg = new Serve(desk().desktop, { stateDir: newStateDir(), args: ["--allow-foreground"] });
