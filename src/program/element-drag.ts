@@ -131,6 +131,11 @@ const DRAG_PAUSE_MS = 15;
  * dragover) before a drop is accepted. So: press, a few small steps past the
  * threshold, the way there in short steps, a few small moves over the target,
  * then the release, with a short pause after each as a person's hand makes.
+ * After the release the pointer stirs 1 px and comes back to B: on Wayland
+ * Qt 5 takes the compositor's pointer enter at the drop's end as nothing
+ * (its window left at the drag's start, and it logged no Enter after the
+ * drop until the pointer moved), so without it the app holds the pointer to
+ * be outside its window where a person's hand would have moved on.
  */
 export function dragMotion(a: { x: number; y: number }, b: { x: number; y: number }, button: "left" | "right" | "middle" | "back" | "forward"): InputStep[] {
   const pause = (ms: number): InputStep => ({ kind: "wait", ms });
@@ -147,6 +152,7 @@ export function dragMotion(a: { x: number; y: number }, b: { x: number; y: numbe
   // Over the target: small moves around its centre, then still.
   for (const [ox, oy] of [[2, 0], [0, 2], [-2, 0], [0, -2]] as const) steps.push({ kind: "move", x: b.x + ox, y: b.y + oy }, pause(50));
   steps.push({ kind: "move", x: b.x, y: b.y }, pause(150), { kind: "button", button, down: false }, pause(150));
+  steps.push({ kind: "move", x: b.x + 1, y: b.y }, pause(25), { kind: "move", x: b.x, y: b.y }, pause(25));
   return steps;
 }
 

@@ -28,6 +28,7 @@ import { imageOptionsRows } from "./matrix/image-options-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
 import { menuRows } from "./matrix/menu-rows.ts";
 import { lifecycleRows } from "./matrix/lifecycle-rows.ts";
+import { dragRows } from "./matrix/drag-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -204,6 +205,18 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
     });
     afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
     lifecycleRows("wayland", () => ctx.desk, FILE);
+  });
+
+  // Element drag, the foreground lease and serve retries (issue 13) on the same apps as on X11, on a workspace of their own
+  // (the drag row floats and moves the DnD fixture's window; the shared fixture's windows stay as they are).
+  describe("element drag, lease, serve retries (native Wayland)", () => {
+    let home = "";
+    beforeAll(async () => {
+      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+      await swaymsg(wd.env, "command", "workspace drag");
+    });
+    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    dragRows("wayland", () => ctx.desk, FILE);
   });
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {

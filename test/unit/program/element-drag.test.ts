@@ -54,6 +54,12 @@ describe("dragMotion", () => {
       if (s.kind === "move" || s.kind === "button") expect(steps[i + 1]?.kind).toBe("wait");
     });
     expect(steps.filter((s) => s.kind === "button")).toHaveLength(2);
+    // After the release: a 1 px stir and back, so the app under the pointer sees it there (Qt 5 on Wayland).
+    const after = steps.slice(up + 1).filter((s) => s.kind === "move");
+    expect(after).toEqual([
+      { kind: "move", x: 401, y: 100 },
+      { kind: "move", x: 400, y: 100 },
+    ]);
   });
 });
 

@@ -42,6 +42,23 @@ const CLICK_HOLD: Duration = Duration::from_millis(12);
 /// How long keys wait after a new keymap was sent (see `Session::map`).
 const KEYMAP_SETTLE: Duration = Duration::from_millis(30);
 
+/// The least time one typed character takes on Wayland. The X server keeps
+/// what a slow client has not read yet; a Wayland compositor's buffer for a
+/// client is bounded, and a burst of keys queued faster than the app reads
+/// them (seen: 2000 keys from two type steps back to back into a GTK 3 entry
+/// with accessibility on) ends with the app losing its connection ("Lost
+/// connection to Wayland compositor"). So a type step is paced: each chunk
+/// of TYPE_CHUNK keys takes at least this long per character (250 a
+/// second). 2 ms (500 a second) held for one helper typing, but two helpers
+/// typing at once into the same fixture (1000 a second between them) lost
+/// it again after 1217 characters (1 run of 5).
+const TYPE_PACE: Duration = Duration::from_millis(4);
+
+/// When the chunk started at `start` with `len` characters may be followed by the next.
+fn paced_until(start: Instant, len: usize) -> Instant {
+    start + TYPE_PACE * len as u32
+}
+
 /// How long a keyboard step after a click waits for sway to move the focus
 /// to the clicked view (sway does so as it handles the press).
 const SETTLE_FOCUS: Duration = Duration::from_millis(200);
@@ -319,7 +336,8 @@ impl Session<'_> {
             }
             InputStep::Type { text } => {
                 let chars: Vec<char> = text.chars().collect();
-                for chunk in chars.chunks(TYPE_CHUNK) {
+                for (i, chunk) in chars.chunks(TYPE_CHUNK).enumerate() {
+                    let start = Instant::now();
                     let syms: Vec<u32> = chunk.iter().map(|&c| keys::char_keysym(c)).collect();
                     // A new keymap first (it reaches the clients before the keys).
                     self.map(&syms)?;
@@ -329,6 +347,10 @@ impl Session<'_> {
                         self.key_down(ks)?;
                         self.key_up(ks)?;
                         self.chars_sent += 1;
+                    }
+                    // Paced (TYPE_PACE), but no wait after the last chunk.
+                    if (i + 1) * TYPE_CHUNK < chars.len() && !sleep_until(paced_until(start, chunk.len()).min(self.deadline), self.cancelled) {
+                        return Err(cancelled_error("cancelled while typing".to_string()));
                     }
                 }
                 Ok(())
@@ -512,6 +534,15 @@ mod tests {
         ];
         let k = keysyms_of(&steps);
         assert_eq!(k, vec![0x68, 0xe9, 0x6c, 0x6f, 0x20, 0x100_03a9, 0xffe3, 0x61, 0xffe1, 0xff0d]);
+    }
+
+    #[test]
+    fn typing_is_paced_per_chunk() {
+        // A chunk of 8 characters takes at least 32 ms: 1000 characters at least 4 s, not one burst.
+        let t = Instant::now();
+        assert_eq!(paced_until(t, TYPE_CHUNK) - t, Duration::from_millis(32));
+        let total: Duration = (0..1000usize.div_ceil(TYPE_CHUNK)).map(|_| paced_until(t, TYPE_CHUNK) - t).sum();
+        assert!(total >= Duration::from_secs(4), "{total:?}");
     }
 
     #[test]
