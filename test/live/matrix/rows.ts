@@ -172,7 +172,7 @@ const WL_POINT_QT = { pending: "test/live/coordinate-click.test.ts: its 'pointer
  */
 const WL_BROWSER_FORM: Record<"chromium" | "firefox", OnWayland> = {
   chromium: RUNS,
-  firefox: { pending: "Firefox ESR (MOZ_ENABLE_WAYLAND=1) on sway shows the web form's window and chrome, but its page content reaches the tree late or not at all: on 2026-12-02 the form rows passed 6 of 6 in one run (18:26 UTC) and failed 6 of 6 in the next (18:33: the page's controls were not in the tree after 30 s; the same profile and flags as X11, where they pass); cause not found yet" },
+  firefox: { pending: "Firefox ESR (MOZ_ENABLE_WAYLAND=1) on sway shows the web form's window and chrome, but its page content never reaches the tree (its controls absent after 30 s) once a row that typed through the helper ran earlier on the same desktop: 2026-12-02, its six rows failed 6 of 6 after fixture.fg.type-text.focused (3 runs) and passed after only a pointer click (1 run), alone (2 runs) and after Chromium's rows (2 runs). The typing helper's virtual keyboard is then the seat's keyboard; what in that breaks Firefox's content accessibility is not found yet" },
 };
 const WL_CHROMIUM_BOUNDS = { pending: "seen on sway 1.7 (2026-12-02): Chromium's element bounds are about 10 px off (the form's heading at x=20 where Firefox has it at x=10), and OCR of the explicit-OCR run did not read the Preview button (lines read: the heading, Name, Subscribe, Password, Result: none): the surface origin of Chromium's frame in the helper is to be checked before this row can count" };
 /** Wayland-only rows: sway 1.7 captures the screen, not a window (no per-window capture). */
