@@ -250,8 +250,18 @@ async function runTargeted(engine: ProgramPorts, program: RunnableProgram, opts:
   // any OS call, reported as SNAPSHOT_STALE window-gone.
   const elementOnly =
     needsSnapshot && program.windowId === undefined && program.windowIndex === undefined && program.steps.every((s) => stepUsesElement(s) || s.action === "wait");
-  const { window, windows } = elementOnly ? { window: null, windows: [] } : await engine.withoutCancel(() => resolveWindowFor(engine, app, program, needsSnapshot));
+  let { window, windows } = elementOnly ? { window: null, windows: [] as WireWindow[] } : await engine.withoutCancel(() => resolveWindowFor(engine, app, program, needsSnapshot));
   let decision = engine.safety.checkApp(app, window, opts.command);
+  // Keys without an element go where the app's keyboard focus is
+  // (key-window.ts). Asked only of an app policy allows, and only under the
+  // grant keys need anyway; the window rules then judge the window keys go to.
+  if (window && keysFollowFocus(program) && engine.safety.foregroundGranted()) {
+    const focused = await engine.withoutCancel(() => focusedWindow(engine, app, windows));
+    if (focused && focused.window_id !== window.window_id) {
+      window = focused;
+      decision = engine.safety.checkApp(app, window, opts.command);
+    }
+  }
   let snapshot: Snapshot | null = null;
   if (needsSnapshot) {
     snapshot = resolveSnapshot(engine.store, app, { snapshotId: program.snapshotId, windowId: program.windowId, windowIndex: program.windowIndex, windows, windowsKnown: !elementOnly });
@@ -407,11 +417,6 @@ export async function settle(engine: HelperPort & ProgressPort, app: ResolvedApp
 async function resolveWindowFor(engine: HelperPort, app: ResolvedApp, program: Program, needsSnapshot: boolean): Promise<{ window: WireWindow | null; windows: WireWindow[] }> {
   try {
     const r = await resolveWindow(engine, app, { windowId: program.windowId, windowIndex: program.windowIndex });
-    // Keys without an element go where the app's keyboard focus is (key-window.ts).
-    if (keysFollowFocus(program)) {
-      const focused = await focusedWindow(engine, app, r.windows);
-      if (focused) return { window: focused, windows: r.windows };
-    }
     return r;
   } catch (err) {
     // With a snapshot, a vanished window is a stale snapshot, reported at that stage.

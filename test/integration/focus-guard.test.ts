@@ -59,6 +59,15 @@ describe("focus guard on keyboard input", () => {
     expect(inputs(none).map((r) => r.args.focus)).toEqual([{ window_id: FIXTURE_WINDOW, pid: 4242, activate: true }]);
   });
 
+  it("the focus is asked only of an app policy allows, under the grant: a denied terminal and an ungranted call make no focused_element request", async () => {
+    const sb = sandbox();
+    sb.control({ focused: { window_id: FIXTURE_WINDOW_2, path: [0] } });
+    expectError(await cli(sb, ["type-text", "--app", "xterm", "--text", "ls", ...fg]), "type-text", "POLICY_DENIED");
+    expectError(await cli(sb, ["type-text", "--app", "fixture-app", "--text", "a"]), "type-text", "FOREGROUND_REQUIRED");
+    expect(sb.ops()).not.toContain("focused_element");
+    expect(inputs(sb)).toEqual([]);
+  });
+
   it("type-text reports how many characters were sent", async () => {
     const sb = sandbox();
     const r = expectOk(await cli(sb, ["run", ...fg], { stdin: JSON.stringify({ app: "fixture-app", steps: [{ action: "type-text", text: "héllo" }] }) }), "run");
