@@ -85,6 +85,16 @@ const WAYLAND_RUNNERS: Record<string, Runner> = {
   },
 };
 
+/** In the caller's describe: its rows run on a sway workspace of their own, and the workspace shown before comes back after them. */
+function onOwnWorkspace(desktop: () => WaylandDesktop, name: string): void {
+  let home = "";
+  beforeAll(async () => {
+    home = ((await swaymsg(desktop().env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
+    await swaymsg(desktop().env, "command", `workspace ${name}`);
+  });
+  afterAll(async () => void (await swaymsg(desktop().env, "command", `workspace ${home}`)));
+}
+
 describeWayland("acceptance matrix on Wayland (sway)", () => {
   let desktop: Desktop | undefined;
   let wd: WaylandDesktop;
@@ -141,12 +151,7 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   // The GTK4 and Qt5 fixtures' rows, each fixture on a workspace of its own (tiled beside the GTK3 fixture's windows it would be cramped).
   for (const kit of KITS) {
     describe(`${kit.app} (native Wayland)`, () => {
-      let home = "";
-      beforeAll(async () => {
-        home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
-        await swaymsg(wd.env, "command", `workspace ${kit.prefix}`);
-      });
-      afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+      onOwnWorkspace(() => wd, kit.prefix);
       toolkitFixtureRows("wayland", () => ctx.desk, FILE, kit);
     });
   }
@@ -172,12 +177,7 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   // Screenshot options (issue 14) on the GTK3 fixture, the whole screen and the same real apps as on X11, on a
   // workspace of their own: the fixture's windows unobscured and the shared fixture's layout untouched.
   describe("image options (native Wayland)", () => {
-    let home = "";
-    beforeAll(async () => {
-      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
-      await swaymsg(wd.env, "command", "workspace image-options");
-    });
-    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    onOwnWorkspace(() => wd, "image-options");
     imageOptionsRows("wayland", () => ctx.desk, FILE);
   });
 
@@ -187,35 +187,20 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   // Menus by path (issue 13) on the same apps as on X11, on a workspace of their own (the shared fixture's windows stay as they are);
   // "no menu left open" is read from each app's accessibility tree there (matrix/menu-oracle.ts).
   describe("menus by path (native Wayland)", () => {
-    let home = "";
-    beforeAll(async () => {
-      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
-      await swaymsg(wd.env, "command", "workspace menus");
-    });
-    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    onOwnWorkspace(() => wd, "menus");
     menuRows("wayland", () => ctx.desk, FILE);
   });
 
   // App lifecycle (issue 13): launch through deckhand (apps as the desktop's user, native Wayland clients), activate, --restore-window, quit; on a workspace of its own (the launched apps' windows would tile beside the fixture's).
   describe("app lifecycle: launch, list-apps --all, activate, --restore-window, quit (native Wayland)", () => {
-    let home = "";
-    beforeAll(async () => {
-      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
-      await swaymsg(wd.env, "command", "workspace lifecycle");
-    });
-    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    onOwnWorkspace(() => wd, "lifecycle");
     lifecycleRows("wayland", () => ctx.desk, FILE);
   });
 
   // Element drag, the foreground lease and serve retries (issue 13) on the same apps as on X11, on a workspace of their own
   // (the drag row floats and moves the DnD fixture's window; the shared fixture's windows stay as they are).
   describe("element drag, lease, serve retries (native Wayland)", () => {
-    let home = "";
-    beforeAll(async () => {
-      home = ((await swaymsg(wd.env, "get_workspaces")) as { name: string; focused: boolean }[]).find((w) => w.focused)!.name;
-      await swaymsg(wd.env, "command", "workspace drag");
-    });
-    afterAll(async () => void (await swaymsg(wd.env, "command", `workspace ${home}`)));
+    onOwnWorkspace(() => wd, "drag");
     dragRows("wayland", () => ctx.desk, FILE);
   });
 
