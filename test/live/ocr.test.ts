@@ -235,13 +235,19 @@ describeLive("OCR where the tree is empty or thin (issue 14)", () => {
         await xdotool(desktop, ["windowactivate", "--sync", String(main.xid)]).catch(() => undefined);
         await xdotool(desktop, ["mousemove", String(pw.bounds.x + 10), String(pw.bounds.y + Math.floor(pw.bounds.height / 2)), "click", "1"]);
         await xdotool(desktop, ["type", "--delay", "20", secret]);
+        const shown = f.events().length;
         await xdotool(desktop, ["mousemove", String(show.bounds.x + 8), String(show.bounds.y + Math.floor(show.bounds.height / 2)), "click", "1"]);
-        await f.waitFor((e) => e.event === "toggled" || e.event === "text_changed", 5000).catch(() => undefined);
-        // The control: the window's raw pixels (no deckhand) show the password to the same engine.
+        await f.waitFor((e) => e.event === "toggled" && e.control === "Show password" && e.active === true, 5000, shown);
+        // The control: the window's raw pixels (no deckhand) show the password to the same engine, once the app
+        // drew it (it logs the toggle before it redraws; under load a capture came first: 2026-12-02).
         const raw = join(desktop.root, "ocr-raw.png");
-        execFileSync("import", ["-window", String(main.xid), raw], { env: desktopEnv(desktop) });
-        const rawText = (await readText(raw, process.env)).lines.map((l) => l.text).join("\n");
-        metric("ocr.fixture.explicit", "raw_capture_reads_password", rawText.includes(secret) ? "yes" : "no");
+        let rawText = "";
+        const drawn = await waitUntil("the revealed password in a raw capture", 10_000, async () => {
+          execFileSync("import", ["-window", String(main.xid), raw], { env: desktopEnv(desktop) });
+          rawText = (await readText(raw, process.env)).lines.map((l) => l.text).join("\n");
+          return rawText.includes(secret);
+        }).catch(() => false);
+        metric("ocr.fixture.explicit", "raw_capture_reads_password", drawn ? "yes" : "no");
         expect(rawText, "tesseract reads the revealed password from a raw capture (the control)").toContain(secret);
 
         // The tree as it is now (the field revealed), without OCR and with it.

@@ -280,7 +280,15 @@ export const FIXTURE_RUNNERS: Record<string, Runner> = {
     const before = await ctx.desk.scene(ctx.fixture);
     const mark = ctx.fixture.events().length;
     const r = await ctx.fg.ok("click", { app: `pid:${ctx.fixture.pid}`, x, y });
-    expect(r.route).toBe("foreground_input");
+    if (r.route !== "foreground_input") {
+      // Pressed through accessibility: the helper found a control at the point, not the canvas. Which, and why?
+      await sleep(QUIET_MS);
+      const again = canvasEl(await observe(ctx.fg, ctx)).bounds;
+      throw new Error(
+        `the click at ${x},${y} (the canvas ${JSON.stringify(canvasEl(st).bounds)} before it, ${JSON.stringify(again)} after) went by ${r.route} (${r.nativeAction ?? "no native action"}); ` +
+          `the fixture saw ${JSON.stringify(since(ctx.fixture, mark).slice(-12))}; scene before ${JSON.stringify(before)}, after ${JSON.stringify(await ctx.desk.scene(ctx.fixture))}`,
+      );
+    }
     expect(r.cleanup).toEqual({ keys_released: true, buttons_released: true, pointer_restored: ctx.desk.restoresPointer });
     await ctx.fixture.waitFor((e) => e.event === "button" && e.type === "release", 5000, mark);
     await sleep(QUIET_MS);
@@ -299,7 +307,11 @@ export const FIXTURE_RUNNERS: Record<string, Runner> = {
     const r = await ctx.fg.ok("type-text", { app: `pid:${ctx.fixture.pid}`, text: "typed by XTest" });
     expect(r.route).toBe("foreground_input");
     expect(r.cleanup.keys_released).toBe(true);
-    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "typed by XTest", 5000, mark);
+    await ctx.fixture.waitFor((e) => e.event === "text_changed" && e.text === "typed by XTest", 5000, mark).catch(async (err) => {
+      // Where did the keys go (another control, another window, nowhere)?
+      const seen = since(ctx.fixture, mark).filter((e) => e.event !== "pointer");
+      throw new Error(`${err.message}; the fixture saw ${seen.length} events, the last ${JSON.stringify(seen.slice(-16))}; scene ${JSON.stringify(await ctx.desk.scene(ctx.fixture))}; result ${JSON.stringify(r)}`);
+    });
     await sleep(QUIET_MS);
     const changed = since(ctx.fixture, mark).filter((e) => e.event === "text_changed");
     expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));

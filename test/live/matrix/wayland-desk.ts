@@ -7,7 +7,7 @@ import { chownSync, readdirSync } from "node:fs";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { lookupUser, WAYLAND_USER } from "../../../src/desktop/user.ts";
-import { desktopEnv, launchAppTree, waitUntil, type DesktopLike, type LaunchAppTreeOptions, type TreeApp, type WindowFinder } from "../harness.ts";
+import { desktopEnv, launchAppTree, waitUntil, type DesktopLike, type Fixture, type LaunchAppTreeOptions, type LaunchFixtureOptions, type TreeApp, type WindowFinder } from "../harness.ts";
 import { AS_ROOT, asDesktopUser, swaymsg, swayViews } from "../wayland.ts";
 import type { MatrixDesk } from "./desk.ts";
 import { accessibleMenus, shownMenuItems } from "./menu-oracle.ts";
@@ -50,6 +50,29 @@ async function launchOwnWorkspace(desktop: DesktopLike, argv: string[], opts: La
 }
 
 /**
+ * A fixture whose windows sway has laid out, and whose stop() returns once the
+ * layout holds still again. sway tiles an app's windows beside the others on
+ * the workspace, so a fixture starting or ending moves and resizes every other
+ * window there: a row that read a control's place while that went on clicked
+ * beside it (settle.fixture.typed-keys, 2026-12-02: the click meant for Name
+ * reached no control, the keys went to OK).
+ */
+async function launchSettled(desktop: WaylandDesktop, opts?: LaunchFixtureOptions, script?: string): Promise<Fixture> {
+  const f = await launchWaylandFixture(desktop, opts, script);
+  const stop = async () => {
+    await f.stop();
+    await settledTree(desktop);
+  };
+  try {
+    await settledTree(desktop);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { ...f, stop };
+}
+
+/**
  * The Wayland desk: apps run as the desktop's user (deckhand-wl under root),
  * native Wayland clients (DISPLAY empty, so nothing falls back to Xwayland).
  */
@@ -58,7 +81,7 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
   return {
     kind: "wayland",
     desktop,
-    launchFixture: (opts, script) => launchWaylandFixture(desktop, opts, script),
+    launchFixture: (opts, script) => launchSettled(desktop, opts, script),
     windowId: (f, title) => swayWindowId(desktop, f, title),
     scene: (f) => waylandScene(desktop, f),
     sceneViolations,

@@ -72,7 +72,11 @@ export async function settledTree(d: DesktopLike): Promise<void> {
   let last = "";
   await waitUntil("sway's tree to hold still", 15_000, async () => {
     await sleep(QUIET_MS);
-    const now = layout((await swaymsg(d.env, "get_tree")) as SwayNode);
+    // The stacking oracle's layout and where each view's content sits in it (an app's new geometry is there too).
+    const tree = (await swaymsg(d.env, "get_tree")) as SwayNode;
+    const now = `${layout(tree)} | ${views(tree)
+      .map((v) => `${v.id}:${v.window_rect.x},${v.window_rect.y},${v.window_rect.width}x${v.window_rect.height}`)
+      .join(" ")}`;
     const still = now === last;
     last = now;
     return still;
