@@ -24,13 +24,12 @@ import { resolveApp, resolveWindow } from "../../src/engine/resolve.ts";
 import { permissiveSafety } from "../../src/engine/safety.ts";
 import { libreOfficeProfile, sofficeArgv, writerDocument } from "./app-profiles.ts";
 import { HELPER, newStateDir, requireBuild, Serve } from "./deckhand.ts";
-import { describeLive, desktopEnv, launchApp, launchAppTree, launchFixture, launchFixtureScript, useDesktop, waitUntil, xdotool, type Fixture, type TreeApp } from "./harness.ts";
+import { describeLive, desktopEnv, launchApp, launchAppTree, launchFixtureScript, useDesktop, waitUntil, type Fixture, type TreeApp } from "./harness.ts";
 import { pointer, proveOracles, quietViolations, since } from "./matrix/oracles.ts";
 import { metric, record } from "./matrix/results.ts";
 import { ROWS } from "./matrix/rows.ts";
-import { waitAccessible } from "./matrix/toolkit.ts";
 import { x11Desk } from "./matrix/desk.ts";
-import { accuracy, DOC_LINES, inside, lineFor, ocrOf, ocrTreeRows, overlaps, recordAccuracy, timed, timing, words, type Rect } from "./matrix/ocr-rows.ts";
+import { accuracy, DOC_LINES, inside, lineFor, ocrOf, ocrTreeRows, overlaps, recordAccuracy, timed, timing, type Rect } from "./matrix/ocr-rows.ts";
 
 const FILE = "ocr.test.ts";
 const TK_FIXTURE = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "apps", "tk_fixture.py");
@@ -221,64 +220,7 @@ describeLive("OCR where the tree is empty or thin (issue 14)", () => {
     });
   });
 
-  describe("--ocr beside a tree", () => {
-    rowIt("ocr.fixture.explicit", async () => {
-      const f = await launchFixture(desktop);
-      try {
-        await waitAccessible(bg, f.pid);
-        const main = (f.events().find((e) => e.event === "ready") as any).windows.find((w: any) => w.title === "deckhand fixture");
-        const plain = (await timed(bg, { app: `pid:${f.pid}`, windowId: main.xid })).st;
-        const pw = plain.snapshot.elements.find((e: any) => e.title === "Password" && e.secure);
-        const show = plain.snapshot.elements.find((e: any) => e.title === "Show password");
-        // A password typed in and revealed: the field is remembered secure, so it stays blacked out.
-        const secret = "Zebra7Quartz";
-        await xdotool(desktop, ["windowactivate", "--sync", String(main.xid)]).catch(() => undefined);
-        await xdotool(desktop, ["mousemove", String(pw.bounds.x + 10), String(pw.bounds.y + Math.floor(pw.bounds.height / 2)), "click", "1"]);
-        await xdotool(desktop, ["type", "--delay", "20", secret]);
-        const shown = f.events().length;
-        await xdotool(desktop, ["mousemove", String(show.bounds.x + 8), String(show.bounds.y + Math.floor(show.bounds.height / 2)), "click", "1"]);
-        await f.waitFor((e) => e.event === "toggled" && e.control === "Show password" && e.active === true, 5000, shown);
-        // The control: the window's raw pixels (no deckhand) show the password to the same engine, once the app
-        // drew it (it logs the toggle before it redraws; under load a capture came first: 2026-12-02).
-        const raw = join(desktop.root, "ocr-raw.png");
-        let rawText = "";
-        const drawn = await waitUntil("the revealed password in a raw capture", 10_000, async () => {
-          execFileSync("import", ["-window", String(main.xid), raw], { env: desktopEnv(desktop) });
-          rawText = (await readText(raw, process.env)).lines.map((l) => l.text).join("\n");
-          return rawText.includes(secret);
-        }).catch(() => false);
-        metric("ocr.fixture.explicit", "raw_capture_reads_password", drawn ? "yes" : "no");
-        expect(rawText, "tesseract reads the revealed password from a raw capture (the control)").toContain(secret);
-
-        // The tree as it is now (the field revealed), without OCR and with it.
-        const now = (await timed(bg, { app: `pid:${f.pid}`, windowId: main.xid })).st;
-        expect(now.snapshot.elements.find((e: any) => e.title === "Password")).toMatchObject({ secure: true, value: null });
-        const { st, ms } = await timed(bg, { app: `pid:${f.pid}`, windowId: main.xid, ocr: true });
-        timing("ocr.fixture.explicit", st, ms);
-        expect(st.ocr).toMatchObject({ automatic: false });
-        const tree = st.snapshot.elements.filter((e: any) => e.source !== "ocr");
-        expect(tree.map((e: any) => [e.index, e.role, e.title])).toEqual(now.snapshot.elements.map((e: any) => [e.index, e.role, e.title]));
-        const maxTree = Math.max(...tree.map((e: any) => e.index));
-        expect(ocrOf(st).every((e) => e.index > maxTree)).toBe(true);
-        expect(st.screenshot.redacted).toBeGreaterThanOrEqual(1);
-        expect(ocrOf(st).map((e: any) => e.title).join("\n")).not.toContain(secret);
-        expect(ocrOf(st).some((e: any) => overlaps(e.bounds, pw.bounds))).toBe(false);
-        // The controls' labels, each read over its tree element.
-        const labels = ["OK", "Delete", "Submit", "Subscribe", "Show password", "Small", "Medium", "Large"];
-        const hits = labels.filter((l) => {
-          const treeEl = tree.find((e: any) => e.title === l && e.bounds);
-          return treeEl && ocrOf(st).some((o: any) => words(o.title).join(" ").includes(words(l).join(" ")) && overlaps(o.bounds, treeEl.bounds));
-        });
-        metric("ocr.fixture.explicit", "labels_read_over_their_element", `${hits.length}/${labels.length}`);
-        expect(hits.length, `read over their elements: ${hits.join(", ")}`).toBeGreaterThanOrEqual(6);
-      } finally {
-        await f.stop();
-      }
-    });
-
-  });
-
-  // gtk3-widget-factory, FeatherPad and Chromium: shared with the Wayland run.
+  // gtk3-widget-factory, FeatherPad, Chromium and the GTK3 fixture (a revealed password): shared with the Wayland run.
   ocrTreeRows("x11", () => x11Desk(desktop), FILE);
 
   describe("a denied app", () => {

@@ -75,6 +75,8 @@ export interface MatrixDesk {
    * tiled view's size is the layout's).
    */
   resize(windowId: number, width: number, height: number): Promise<void>;
+  /** Types text into whatever has the keyboard focus with a tool independent of deckhand (X11: xdotool type; Wayland: wtype), for a row's set-up. */
+  typeRaw(text: string): Promise<void>;
   /** The whole screen as the display server shows it, read by a tool independent of deckhand (X11: ImageMagick's import of the root window; Wayland: grim). */
   screenImage(): Promise<RgbImage>;
   /** This desktop's oracle self-check (before any row counts; once per process). */
@@ -115,6 +117,7 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
       // --sync waits for the window manager to apply it; some refuse and never report it: then without.
       await xdotool(desktop, ["windowsize", "--sync", String(windowId), String(width), String(height)]).catch(() => xdotool(desktop, ["windowsize", String(windowId), String(width), String(height)]));
     },
+    typeRaw: async (text) => void (await xdotool(desktop, ["type", "--delay", "20", text])),
     async screenImage() {
       const { stdout } = await run(IMPORT, ["-window", "root", "-depth", "8", "ppm:-"], { env: desktopEnv(desktop), encoding: "buffer", maxBuffer: 64 << 20, timeout: 20_000 });
       return parsePpm(stdout);

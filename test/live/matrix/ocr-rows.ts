@@ -6,13 +6,16 @@
 // the X11 file's too.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
 import { browserArgv, browserProfile } from "../app-profiles.ts";
-import type { Serve } from "../deckhand.ts";
+import { readText } from "../../../src/engine/ocr.ts";
+import type { RgbImage } from "../../integration/adapters/png-read.ts";
+import { newStateDir, Serve } from "../deckhand.ts";
 import { waitUntil, type TreeApp } from "../harness.ts";
 import { nativeBrowserArgv, rowTest, useServe, type MatrixDesk } from "./desk.ts";
+import { crop } from "./image-compare.ts";
 import { metric } from "./results.ts";
 import type { MatrixDesktop } from "./rows.ts";
 import { waitAccessible } from "./toolkit.ts";
@@ -166,4 +169,74 @@ export function ocrTreeRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
       180_000,
     );
   });
+
+  describe("--ocr beside a tree (the GTK3 fixture)", () => {
+    rowIt("ocr.fixture.explicit", async () => {
+      const f = await desk().launchFixture();
+      const fg = new Serve(desk().desktop, { stateDir: newStateDir(), args: ["--allow-foreground"] });
+      try {
+        await waitAccessible(serve(), f.pid);
+        const win = await desk().windowId(f, "deckhand fixture");
+        const app = `pid:${f.pid}`;
+        // One session throughout: it acts on its own snapshots, and it is the one that remembers the field secure.
+        const plain = (await timed(fg, { app, windowId: win })).st;
+        const pw = plain.snapshot.elements.find((e: any) => e.title === "Password" && e.secure);
+        const show = plain.snapshot.elements.find((e: any) => e.title === "Show password");
+        // A password typed in and revealed: the field is remembered secure, so it stays blacked out.
+        // Set-up: the field focused (deckhand), the password typed by a tool that is not deckhand (deckhand refuses to
+        // type into a secure field), then revealed through the check box (an accessibility click).
+        const secret = "Zebra7Quartz";
+        await desk().raise(win);
+        await fg.ok("focus", { app, windowId: win, elementIndex: pw.index });
+        await f.waitFor((e) => e.event === "focus" && e.control === "Password" && e.in === true, 5000);
+        await desk().typeRaw(secret);
+        const shown = f.events().length;
+        await fg.ok("click", { app, windowId: win, elementIndex: show.index });
+        await f.waitFor((e) => e.event === "toggled" && e.control === "Show password" && e.active === true, 5000, shown);
+        // The control: the window's pixels as the display server shows them (no deckhand) give the password to the
+        // same engine, once the app drew it (it logs the toggle before it redraws; under load a capture came first).
+        const raw = join(mkdtempSync(join(tmpdir(), "deckhand-ocr-raw-")), "window.ppm");
+        const b = plain.window.bounds;
+        let rawText = "";
+        const drawn = await waitUntil("the revealed password in a raw capture", 10_000, async () => {
+          writePpm(raw, crop(await desk().screenImage(), b.x, b.y, b.width, b.height));
+          rawText = (await readText(raw, process.env)).lines.map((l) => l.text).join("\n");
+          return rawText.includes(secret);
+        }).catch(() => false);
+        rmSync(dirname(raw), { recursive: true, force: true });
+        metric("ocr.fixture.explicit", "raw_capture_reads_password", drawn ? "yes" : "no");
+        expect(rawText, "tesseract reads the revealed password from a raw capture (the control)").toContain(secret);
+
+        // The tree as it is now (the field revealed), without OCR and with it.
+        const now = (await timed(fg, { app, windowId: win })).st;
+        expect(now.snapshot.elements.find((e: any) => e.title === "Password")).toMatchObject({ secure: true, value: null });
+        const { st, ms } = await timed(fg, { app, windowId: win, ocr: true });
+        timing("ocr.fixture.explicit", st, ms);
+        expect(st.ocr).toMatchObject({ automatic: false });
+        const tree = st.snapshot.elements.filter((e: any) => e.source !== "ocr");
+        expect(tree.map((e: any) => [e.index, e.role, e.title])).toEqual(now.snapshot.elements.map((e: any) => [e.index, e.role, e.title]));
+        const maxTree = Math.max(...tree.map((e: any) => e.index));
+        expect(ocrOf(st).every((e) => e.index > maxTree)).toBe(true);
+        expect(st.screenshot.redacted).toBeGreaterThanOrEqual(1);
+        expect(ocrOf(st).map((e: any) => e.title).join("\n")).not.toContain(secret);
+        expect(ocrOf(st).some((e: any) => overlaps(e.bounds, pw.bounds))).toBe(false);
+        // The controls' labels, each read over its tree element.
+        const labels = ["OK", "Delete", "Submit", "Subscribe", "Show password", "Small", "Medium", "Large"];
+        const hits = labels.filter((l) => {
+          const treeEl = tree.find((e: any) => e.title === l && e.bounds);
+          return treeEl && ocrOf(st).some((o: any) => words(o.title).join(" ").includes(words(l).join(" ")) && overlaps(o.bounds, treeEl.bounds));
+        });
+        metric("ocr.fixture.explicit", "labels_read_over_their_element", `${hits.length}/${labels.length}`);
+        expect(hits.length, `read over their elements: ${hits.join(", ")}`).toBeGreaterThanOrEqual(6);
+      } finally {
+        await fg.close();
+        await f.stop();
+      }
+    });
+  });
+}
+
+/** An image as a binary PPM file (tesseract reads it as it is). */
+function writePpm(path: string, img: RgbImage): void {
+  writeFileSync(path, Buffer.concat([Buffer.from(`P6\n${img.width} ${img.height}\n255\n`, "latin1"), Buffer.from(img.data)]));
 }

@@ -131,6 +131,8 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
       });
       await settledTree(desktop);
     },
+    // wtype's own virtual keyboard (the seat-devices holder keeps the seat a keyboard once it is gone).
+    typeRaw: async (text) => void (await run("wtype", ["-d", "20", text], { env: { ...process.env, ...desktop.env }, timeout: 20_000 })),
     async screenImage() {
       // grim reads the output through wlr-screencopy, as an app of the desktop's user would.
       const argv = asUser(["/usr/bin/grim", "-t", "ppm", "-"]);
