@@ -1069,8 +1069,44 @@ pub async fn view_placed(a: &A11y, bus: &str, frame: &str, window: Rect, wayland
 /// extents (`frame_extents`) and its children's.
 pub async fn surface_offset(a: &A11y, bus: &str, frame: &str, frame_extents: Option<Rect>, content: Rect) -> (i32, i32) {
     let kids = a.children(bus, frame).await.unwrap_or_default();
-    let kid_extents: Vec<Rect> = join_all(kids.iter().map(|(b, p)| extents(a, b, p.as_str()))).await.into_iter().flatten().collect();
-    crate::wayland::surface_origin(content, frame_extents, &kid_extents)
+    let kid_extents: Vec<Option<Rect>> = join_all(kids.iter().map(|(b, p)| extents(a, b, p.as_str()))).await;
+    let geometry = match frame_extents {
+        Some(f) if f.width > content.width || f.height > content.height => geometry_box(a, &kids, &kid_extents, f, content).await,
+        _ => None,
+    };
+    let shown: Vec<Rect> = kid_extents.into_iter().flatten().collect();
+    crate::wayland::surface_origin(content, frame_extents, &shown, geometry)
+}
+
+/// Levels below the frame `geometry_box` looks through, and nodes per level.
+const GEOMETRY_DEPTH: usize = 3;
+const GEOMETRY_WIDTH: usize = 64;
+
+/// The node that is the window's geometry inside a surface with shadow
+/// margins: a node of exactly the content's size, found among the frame's
+/// children or inside the full-surface wrappers below it (Chromium on
+/// Wayland: frame 1936x1073 > panel 1936x1073 > panel 1936x1073 > panel at
+/// (10, 10) 1916x1053, its window 1916x1053; the wrappers start at 0, so
+/// the children's start alone said no margin and every bound was 10 px off).
+/// Bounded: three levels, 64 nodes a level, only wrappers descended into.
+async fn geometry_box(a: &A11y, kids: &[ObjRef], kid_extents: &[Option<Rect>], frame: Rect, content: Rect) -> Option<Rect> {
+    let mut level: Vec<(ObjRef, Option<Rect>)> = kids.iter().cloned().zip(kid_extents.iter().copied()).take(GEOMETRY_WIDTH).collect();
+    for depth in 0..GEOMETRY_DEPTH {
+        if let Some(r) = level.iter().filter_map(|(_, r)| *r).find(|r| r.width == content.width && r.height == content.height) {
+            return Some(r);
+        }
+        if depth + 1 == GEOMETRY_DEPTH {
+            break;
+        }
+        let wrappers: Vec<&ObjRef> = level.iter().filter(|(_, r)| *r == Some(frame)).map(|(o, _)| o).collect();
+        if wrappers.is_empty() {
+            break;
+        }
+        let below: Vec<ObjRef> = join_all(wrappers.iter().map(|(b, p)| a.children(b, p.as_str()))).await.into_iter().flat_map(|r| r.unwrap_or_default()).take(GEOMETRY_WIDTH).collect();
+        let ext = join_all(below.iter().map(|(b, p)| extents(a, b, p.as_str()))).await;
+        level = below.into_iter().zip(ext).collect();
+    }
+    None
 }
 
 /// Nodes left out of a tree as noise, though read: a closed menu's items

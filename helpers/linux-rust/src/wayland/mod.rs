@@ -81,11 +81,18 @@ pub fn backend() -> &'static Backend {
 /// without them, so the surplus in size is the margins together; the left
 /// and top ones are where the frame's shown children start (GTK 3: the
 /// header bar at (26, 23) in a 1467x784 frame for a 1415x732 window),
-/// clamped to the surplus; without a child, half the surplus.
-pub fn surface_origin(content: Rect, frame: Option<Rect>, children: &[Rect]) -> (i32, i32) {
+/// clamped to the surplus; without a child, half the surplus. A node found
+/// to be the window's geometry (`geometry`: the content's size, below
+/// full-surface wrappers, tree::surface_offset) says the margins itself.
+pub fn surface_origin(content: Rect, frame: Option<Rect>, children: &[Rect], geometry: Option<Rect>) -> (i32, i32) {
     let Some(f) = frame else { return (content.x, content.y) };
     let surplus_w = (f.width as i64 - content.width as i64).max(0);
     let surplus_h = (f.height as i64 - content.height as i64).max(0);
+    if let Some(g) = geometry.filter(|g| g.width == content.width && g.height == content.height) {
+        let left = (g.x as i64 - f.x as i64).clamp(0, surplus_w);
+        let top = (g.y as i64 - f.y as i64).clamp(0, surplus_h);
+        return ((content.x as i64 - left) as i32, (content.y as i64 - top) as i32);
+    }
     let shown: Vec<&Rect> = children.iter().filter(|r| r.x != i32::MIN && r.y != i32::MIN && r.width > 1 && r.height > 1).collect();
     let margin = |surplus: i64, starts: Option<i64>| -> i64 {
         if surplus == 0 {
@@ -156,16 +163,30 @@ mod tests {
         let content = Rect::new(100, 150, 1415, 732);
         let frame = Rect::new(0, 0, 1467, 784);
         let children = [Rect::new(26, 23, 1415, 47), Rect::new(26, 70, 1415, 685), Rect::new(i32::MIN, i32::MIN, 1, 1)];
-        assert_eq!(surface_origin(content, Some(frame), &children), (74, 127));
+        assert_eq!(surface_origin(content, Some(frame), &children, None), (74, 127));
         // The check box at window (36, 528) is then at screen (110, 655).
         // No surplus (tiled, no shadow): the content origin itself.
         let tiled = Rect::new(2, 25, 1276, 773);
-        assert_eq!(surface_origin(tiled, Some(Rect::new(0, 0, 1276, 773)), &[Rect::new(0, 0, 1276, 47)]), (2, 25));
+        assert_eq!(surface_origin(tiled, Some(Rect::new(0, 0, 1276, 773)), &[Rect::new(0, 0, 1276, 47)], None), (2, 25));
         // No children known: half the surplus.
-        assert_eq!(surface_origin(content, Some(frame), &[]), (74, 124));
+        assert_eq!(surface_origin(content, Some(frame), &[], None), (74, 124));
         // A child starting beyond the surplus is clamped to it.
-        assert_eq!(surface_origin(content, Some(frame), &[Rect::new(90, 90, 10, 10)]), (48, 98));
+        assert_eq!(surface_origin(content, Some(frame), &[Rect::new(90, 90, 10, 10)], None), (48, 98));
         // No frame extents: the content origin.
-        assert_eq!(surface_origin(content, None, &children), (100, 150));
+        assert_eq!(surface_origin(content, None, &children, None), (100, 150));
+    }
+
+    #[test]
+    fn a_node_of_the_window_s_size_gives_the_margins() {
+        // Chromium on sway (2026-12-03): frame 1936x1073, its children full-surface wrappers at 0, the window's
+        // geometry a panel at (10, 10) 1916x1053; the content at (2, 25) on the screen.
+        let content = Rect::new(2, 25, 1916, 1053);
+        let frame = Rect::new(0, 0, 1936, 1073);
+        let wrappers = [Rect::new(0, 0, 1936, 1073)];
+        assert_eq!(surface_origin(content, Some(frame), &wrappers, None), (2, 25), "the wrappers alone say no margin");
+        assert_eq!(surface_origin(content, Some(frame), &wrappers, Some(Rect::new(10, 10, 1916, 1053))), (-8, 15));
+        // Only a node of exactly the content's size counts; margins stay within the surplus.
+        assert_eq!(surface_origin(content, Some(frame), &wrappers, Some(Rect::new(10, 10, 1900, 1053))), (2, 25));
+        assert_eq!(surface_origin(content, Some(frame), &wrappers, Some(Rect::new(40, 10, 1916, 1053))), (-18, 15));
     }
 }
