@@ -656,7 +656,13 @@ async fn repair(a: &A11y, bus: &str, m: &mut Model, frame: &str, lim: &Limits) -
     let a = &a.urgent();
     let mut fixed: HashSet<String> = HashSet::new();
     let mut calls = 0;
-    for _round in 0..6 {
+    // A round reaches one level further down, and ends the repair when it
+    // finds nothing new: as many rounds as the tree may be deep. (Six, as
+    // before, left out everything below the sixth level whenever the cache
+    // held almost nothing: Firefox ESR started while an assistive client
+    // listened answered GetItems with 2 items, and its page, eight levels
+    // down, never reached the tree; 2026-12-03.)
+    for _round in 0..lim.max_depth.max(6) {
         if a.exhausted() {
             break;
         }
