@@ -75,6 +75,8 @@ export interface MatrixDesk {
    * tiled view's size is the layout's).
    */
   resize(windowId: number, width: number, height: number): Promise<void>;
+  /** An argv run as the desktop's apps' user (X11: as it is; Wayland under root: as deckhand-wl), for clients of their accessibility bus. */
+  asApps(argv: string[]): string[];
   /** Types text into whatever has the keyboard focus with a tool independent of deckhand (X11: xdotool type; Wayland: wtype), for a row's set-up. */
   typeRaw(text: string): Promise<void>;
   /** The whole screen as the display server shows it, read by a tool independent of deckhand (X11: ImageMagick's import of the root window; Wayland: grim). */
@@ -118,6 +120,7 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
       await xdotool(desktop, ["windowsize", "--sync", String(windowId), String(width), String(height)]).catch(() => xdotool(desktop, ["windowsize", String(windowId), String(width), String(height)]));
     },
     typeRaw: async (text) => void (await xdotool(desktop, ["type", "--delay", "20", text])),
+    asApps: (argv) => argv,
     async screenImage() {
       const { stdout } = await run(IMPORT, ["-window", "root", "-depth", "8", "ppm:-"], { env: desktopEnv(desktop), encoding: "buffer", maxBuffer: 64 << 20, timeout: 20_000 });
       return parsePpm(stdout);

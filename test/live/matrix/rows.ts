@@ -168,10 +168,15 @@ const WL_POINT_QT = { pending: "test/live/coordinate-click.test.ts: its 'pointer
  * window): it died of SIGSEGV whenever it started after a virtual keyboard
  * that had typed was gone (the seat left without a keyboard); the desktop's
  * own keyboard now takes the seat back (test/live/wayland-seat-keyboard.test.ts).
+ * Firefox's form rows were pending until 2026-12-03: started after an
+ * assistive client listened (any helper that had observed something, or a
+ * pyatspi listener), Firefox ESR answered Cache.GetItems with 2 items and
+ * the helper's repair of the cache went six levels down, not to the page;
+ * the browsers now start with a listener on the bus (matrix/at_listener.py).
  */
 const WL_BROWSER_FORM: Record<"chromium" | "firefox", OnWayland> = {
   chromium: RUNS,
-  firefox: { pending: "Firefox ESR (MOZ_ENABLE_WAYLAND=1) on sway shows the web form's window and chrome, but its page content never reaches the tree (its controls absent after 30 s) once a row that typed through the helper ran earlier on the same desktop: 2026-12-02, its six rows failed 6 of 6 after fixture.fg.type-text.focused (3 runs) and passed after only a pointer click (1 run), alone (2 runs) and after Chromium's rows (2 runs). The typing helper's virtual keyboard is then the seat's keyboard; what in that breaks Firefox's content accessibility is not found yet" },
+  firefox: RUNS,
 };
 /** Wayland-only rows: sway 1.7 captures the screen, not a window (no per-window capture). */
 const X11_CAPTURES_COVERED = "X11 captures a covered window's own pixels (XComposite): there it is delivered, as the screenshot rows show";
@@ -268,7 +273,7 @@ export const ROWS: readonly MatrixRow[] = Object.freeze([
   row({ id: "featherpad.harm", wayland: RUNS, capability: "no harm", app: "featherpad", action: "observe 5 times, type-text", route: "accessibility", expect: "delivered", grant: "none", oracles: HARM }),
   // ---- browsers on the web fixture (test/live/toolkits-web.test.ts)
   ...(["chromium", "firefox"] as const).flatMap((b) => [
-    row({ id: `${b}.observe`, wayland: WL_BROWSER_FORM[b], capability: "observe", app: b, action: "get-app-state of the form page", route: "none", expect: "delivered", grant: "none", oracles: ["the Name entry, Subscribe check box and Preview button are elements inside the window", "the page's heading is seen"] }),
+    row({ id: `${b}.observe`, wayland: WL_BROWSER_FORM[b], capability: "observe", app: b, action: "get-app-state of the form page", route: "none", expect: "delivered", grant: "none", oracles: ["the Name entry, Subscribe check box and Preview button are elements inside the window", "the page's heading is seen", "the browser started with an assistive client already listening on the bus (matrix/at_listener.py), as with a screen reader or a deckhand session running"] }),
     row({ id: `${b}.fill-form`, wayland: WL_BROWSER_FORM[b], capability: "set-value / type", app: b, action: "set-value on the Name text input, granted (falls back to focus + select-all + typing where the field has no EditableText or does not read back)", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the page received the exact value (its input events, POSTed to the loopback server)", "ok only when the value landed; the result says which route ran", "a fresh observation shows the value"] }),
     row({ id: `${b}.fg.type-text.focused`, wayland: WL_BROWSER_FORM[b], capability: "set-value / type", app: b, action: "focus the Name input, hotkey ctrl+a, type-text with no element, granted", route: "foreground_input", expect: "delivered", grant: "foreground", oracles: ["the page received exactly the typed text in Name and nowhere else", "the browser is alive (no crash while typing)"] }),
     row({ id: `${b}.click.button`, wayland: WL_BROWSER_FORM[b], capability: "click", app: b, action: "click --element-index (Preview button)", route: "accessibility", expect: "delivered", grant: "foreground", oracles: ["the page received exactly one click on Preview, with the filled name", "a fresh observation reads the page's result text"] }),

@@ -5,12 +5,13 @@
 // (test/live/toolkits-web.test.ts) and the Wayland run
 // (test/live/matrix-wayland.test.ts, the browsers as native Wayland clients)
 // share them. Rows: rows.ts.
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
-import { alivePid, outputTail, processTree, waitUntil, type TreeApp } from "../harness.ts";
+import { alivePid, desktopEnv, outputTail, processTree, SYSTEM_PYTHON, waitUntil, type TreeApp } from "../harness.ts";
 import { newStateDir, requireBuild, Serve } from "../deckhand.ts";
 import { browserArgv, FIREFOX_ENV, writeFirefoxPrefs } from "../app-profiles.ts";
 import { nativeBrowserArgv, rowTest, type MatrixDesk } from "./desk.ts";
@@ -45,6 +46,24 @@ export const BROWSERS: Browser[] = [
   },
 ];
 
+const LISTENER = join(import.meta.dirname, "at_listener.py");
+
+/** at_listener.py as the apps' user on this desk, once it listens. */
+async function startListener(desk: MatrixDesk): Promise<ChildProcess> {
+  const [cmd, ...args] = desk.asApps([SYSTEM_PYTHON, LISTENER]);
+  const child = spawn(cmd!, args, { env: desktopEnv(desk.desktop), stdio: ["ignore", "pipe", "ignore"] });
+  const listening = new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes("listening") && resolve());
+    child.once("exit", (code) => reject(new Error(`at_listener.py exited (${code}) before it listened`)));
+    setTimeout(() => reject(new Error("at_listener.py did not listen within 20 s")), 20_000).unref();
+  });
+  await listening.catch((err) => {
+    child.kill();
+    throw err;
+  });
+  return child;
+}
+
 /** Registers one browser's rows inside the caller's describe; `file` names the test file in the results. */
 export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: string, b: Browser): void {
   let web: WebFixture;
@@ -52,6 +71,7 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
   let fg: Serve;
   let stateDir: string;
   let startFailure: Error | undefined;
+  let listener: ChildProcess | undefined;
   const app = () => `pid:${browser.pid}`;
   const obs = (row?: string) => observeTimed(fg, { app: app(), windowId: browser.windows[0] }, row);
   /** An observation in which the form is there (web content's tree arrives after the page). */
@@ -78,6 +98,9 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
     stateDir = newStateDir();
     fg = new Serve(desk().desktop, { stateDir, args: ["--allow-foreground"] });
     try {
+      // The browser starts with an assistive client already listening, as on a desktop with a screen reader or a
+      // deckhand session running (Firefox then hands out almost no cache: its page was missed, 2026-12-03).
+      listener = await startListener(desk());
       const argv = nativeBrowserArgv(desk(), b.id, b.argv(web.url, profile));
       browser = await desk().launchAppTree(argv, { env: { ...b.env, ...desk().browser(b.id).env }, timeoutMs: 90_000, titleMatches: /deckhand web fixture/ });
       await web.waitFor((e) => e.event === "ready", 60_000);
@@ -92,6 +115,7 @@ export function browserRows(on: MatrixDesktop, desk: () => MatrixDesk, file: str
     await fg?.close();
     await browser?.stop();
     await web?.close();
+    listener?.kill();
   }, 30_000);
 
   const rowIt = rowTest(on, desk, file, 120_000, () => {
