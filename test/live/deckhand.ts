@@ -124,8 +124,10 @@ export class Serve {
   private nextId = 1;
   readonly child;
   stderr = "";
-  constructor(desktop: DesktopLike, opts: { stateDir: string; args?: string[]; env?: Record<string, string> }) {
-    this.child = spawn(DECKHAND, ["serve", ...(opts.args ?? [])], {
+  /** `wrapArgv`: how deckhand's argv is run (the Wayland desk: as the apps' user, desk.asApps). */
+  constructor(desktop: DesktopLike, opts: { stateDir: string; args?: string[]; env?: Record<string, string>; wrapArgv?: (argv: string[]) => string[] }) {
+    const [cmd, ...argv] = (opts.wrapArgv ?? ((a: string[]) => a))([DECKHAND, "serve", ...(opts.args ?? [])]);
+    this.child = spawn(cmd!, argv, {
       env: desktopEnv(desktop, { DECKHAND_STATE_DIR: opts.stateDir, ...opts.env }),
       stdio: ["pipe", "pipe", "pipe"],
     });

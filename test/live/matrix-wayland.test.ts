@@ -24,6 +24,7 @@ import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
 import { ocrTreeRows } from "./matrix/ocr-rows.ts";
+import { observeDirectRows } from "./matrix/observe-direct-rows.ts";
 import { imageOptionsRows } from "./matrix/image-options-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
 import { menuRows } from "./matrix/menu-rows.ts";
@@ -176,6 +177,13 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   describe("OCR beside a tree (native Wayland)", () => {
     onOwnWorkspace(() => wd, "ocr");
     ocrTreeRows("wayland", () => ctx.desk, FILE);
+  });
+
+  // Observation over the app's own socket (issue 15), deckhand and its helper run as the apps' user (as users run it:
+  // an app's socket accepts its own uid only), on a workspace of their own.
+  describe("observation over a direct connection (native Wayland)", () => {
+    onOwnWorkspace(() => wd, "observe-direct");
+    observeDirectRows("wayland", () => ctx.desk, FILE);
   });
 
   // Screenshot options (issue 14) on the GTK3 fixture, the whole screen and the same real apps as on X11, on a
