@@ -27,6 +27,7 @@ import { ocrTreeRows } from "./matrix/ocr-rows.ts";
 import { observeDirectRows } from "./matrix/observe-direct-rows.ts";
 import { imageOptionsRows } from "./matrix/image-options-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
+import { pointClickAppRows } from "./matrix/point-click-app-rows.ts";
 import { menuRows } from "./matrix/menu-rows.ts";
 import { lifecycleRows } from "./matrix/lifecycle-rows.ts";
 import { dragRows } from "./matrix/drag-rows.ts";
@@ -195,6 +196,12 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
 
   // Point clicks on the GTK3 fixture (issue 15): one point_click per click; a program's final observation after typed keys.
   describe("point clicks on the GTK3 fixture (native Wayland)", () => pointClickFixtureRows("wayland", () => ctx.desk, FILE, () => ctx.stateDir));
+
+  // Point clicks on real apps (issue 15): gtk3-widget-factory and the Qt5 fixture, on a workspace of their own.
+  describe("point clicks on real apps (native Wayland)", () => {
+    onOwnWorkspace(() => wd, "point-click");
+    pointClickAppRows("wayland", () => ctx.desk, FILE, () => ctx.stateDir);
+  });
 
   // Menus by path (issue 13) on the same apps as on X11, on a workspace of their own (the shared fixture's windows stay as they are);
   // "no menu left open" is read from each app's accessibility tree there (matrix/menu-oracle.ts).
