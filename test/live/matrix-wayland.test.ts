@@ -24,6 +24,7 @@ import { libreOfficeRows } from "./matrix/libreoffice-rows.ts";
 import { observationRows } from "./matrix/observation-rows.ts";
 import { marksRows } from "./matrix/marks-rows.ts";
 import { ocrTreeRows } from "./matrix/ocr-rows.ts";
+import { ocrNoTreeRows } from "./matrix/ocr-notree-rows.ts";
 import { observeDirectRows } from "./matrix/observe-direct-rows.ts";
 import { imageOptionsRows } from "./matrix/image-options-rows.ts";
 import { pointClickFixtureRows } from "./matrix/point-click-rows.ts";
@@ -178,6 +179,13 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   describe("OCR beside a tree (native Wayland)", () => {
     onOwnWorkspace(() => wd, "ocr");
     ocrTreeRows("wayland", () => ctx.desk, FILE);
+  });
+
+  // OCR where there is no tree (issue 14): the Tk fixture, LibreOffice on its X11 plugin and xterm as Xwayland windows,
+  // on a workspace of their own.
+  describe("OCR without a tree (Xwayland)", () => {
+    onOwnWorkspace(() => wd, "ocr-notree");
+    ocrNoTreeRows("wayland", () => ctx.desk, FILE);
   });
 
   // Observation over the app's own socket (issue 15), deckhand and its helper run as the apps' user (as users run it:

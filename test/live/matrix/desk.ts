@@ -75,6 +75,8 @@ export interface MatrixDesk {
    * tiled view's size is the layout's).
    */
   resize(windowId: number, width: number, height: number): Promise<void>;
+  /** The X display an X11-only app (Tk, LibreOffice's gen plugin, xterm) is started on (Wayland: sway's Xwayland). */
+  xDisplay(): string;
   /** An argv run as the desktop's apps' user (X11: as it is; Wayland under root: as deckhand-wl), for clients of their accessibility bus. */
   asApps(argv: string[]): string[];
   /** Types text into whatever has the keyboard focus with a tool independent of deckhand (X11: xdotool type; Wayland: wtype), for a row's set-up. */
@@ -121,6 +123,7 @@ export function x11Desk(desktop: DesktopLike): MatrixDesk {
     },
     typeRaw: async (text) => void (await xdotool(desktop, ["type", "--delay", "20", text])),
     asApps: (argv) => argv,
+    xDisplay: () => desktopEnv(desktop).DISPLAY!,
     async screenImage() {
       const { stdout } = await run(IMPORT, ["-window", "root", "-depth", "8", "ppm:-"], { env: desktopEnv(desktop), encoding: "buffer", maxBuffer: 64 << 20, timeout: 20_000 });
       return parsePpm(stdout);

@@ -132,6 +132,7 @@ export function waylandDesk(desktop: WaylandDesktop): MatrixDesk {
       await settledTree(desktop);
     },
     asApps: asUser,
+    xDisplay: () => desktop.env.DISPLAY!,
     // wtype's own virtual keyboard (the seat-devices holder keeps the seat a keyboard once it is gone).
     typeRaw: async (text) => void (await run("wtype", ["-d", "20", text], { env: { ...process.env, ...desktop.env }, timeout: 20_000 })),
     async screenImage() {
