@@ -1,5 +1,6 @@
 // `deckhand serve`: NDJSON requests in, one envelope with the same id out per
 // request, pipelined; programs; clean shutdown on EOF.
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { cleanupSandboxes, cli, expectFlatDetails, expectOk, isAlive, observeFixture, sandbox, ServeProcess, waitFor, type Sandbox } from "./harness.ts";
 
@@ -13,6 +14,21 @@ function serve(sb: Sandbox, args: string[] = [], opts: { mode?: string; env?: Re
   const p = new ServeProcess(sb, args, opts);
   procs.push(p);
   return p;
+}
+
+/** Live processes started with this sandbox's fake-helper log in their environment: its fake helpers. */
+function fakeHelpersOf(sb: Sandbox): number[] {
+  const mark = `DECKHAND_FAKE_LOG=${sb.logPath}`;
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/environ`, "latin1").split("\0").includes(mark) && readFileSync(`/proc/${d}/cmdline`, "latin1").includes("fake-helper");
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
 }
 
 function expectLineEnvelope(line: any, command: string) {
@@ -158,13 +174,17 @@ describe("serve", () => {
     expect(stale).toMatchObject({ ok: false, error: { code: "SNAPSHOT_STALE", details: { reason: "superseded" } } });
   });
 
-  it("an incompatible helper is reported as such on every request, not as a crash loop", async () => {
+  it("an incompatible helper is reported as such on every request, not as a crash loop; none is left running", async () => {
     const sb = sandbox();
     const s = serve(sb, [], { mode: "wrong-major" });
     for (let i = 0; i < 6; i++) {
       const line = await s.request({ id: i, command: "list-apps" });
       expect(line).toMatchObject({ ok: false, error: { code: "HELPER_INCOMPATIBLE", details: { helperProtocol: "1.2", deckhandProtocol: "2.3" } } });
     }
+    // Each refused helper is killed (stopped, its tree walked, SIGKILLed): serve's end waits for none of them to be
+    // left, stopped or not. (Killed with SIGKILL mid-way, serve left one stopped: one per full test run.)
+    expect(await s.close()).toEqual({ code: 0, signal: null });
+    await waitFor(() => fakeHelpersOf(sb).length === 0, "no fake helper of this sandbox left", 3000);
   });
 
   it("EOF: in-flight requests finish, exit 0, and the helper is gone", async () => {

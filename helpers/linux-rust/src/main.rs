@@ -336,7 +336,29 @@ fn main() {
         std::process::exit(wayland::devices::hold_seat_devices());
     }
     // ---- end Wayland
+    die_with_parent();
     std::process::exit(run());
+}
+
+/// The helper lives no longer than the process that started it (deckhand),
+/// however that ends: the kernel SIGKILLs it when its parent dies
+/// (PR_SET_PDEATHSIG), which reaches a stopped process too. Without it, a
+/// helper that deckhand had SIGSTOPped to kill its tree (supervisor.ts
+/// killHelperTree: stop the group, walk it, SIGKILL) stayed stopped for
+/// ever when deckhand itself was SIGKILLed in between: the end of stdin
+/// cannot wake a stopped process, and it kept its X and bus connections
+/// (found 2026-12-03: a stopped helper left after each full test run). Not
+/// for the detached selection owner and the seat devices above: they are
+/// meant to outlive their parent. The parent may be gone already: then exit.
+fn die_with_parent() {
+    // SAFETY: getppid and prctl(PR_SET_PDEATHSIG) have no memory effects.
+    unsafe {
+        let parent = libc::getppid();
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+        if libc::getppid() != parent {
+            std::process::exit(0);
+        }
+    }
 }
 
 fn run() -> i32 {
