@@ -157,6 +157,11 @@ pub async fn get(a: GetArgs, deadline: Instant) -> Result<GetResult> {
 
 fn get_blocking(a: GetArgs, deadline: Instant) -> Result<GetResult> {
     let _g = clip_lock(deadline)?;
+    // ---- issue 19: sway's clipboard (wlr-data-control)
+    if let crate::wayland::Backend::Sway { socket } = crate::wayland::backend() {
+        return crate::wayland::clipboard::get(socket, &a, deadline);
+    }
+    // ---- end Wayland
     let mut s = Sel::open()?;
     let sel = s.atom(a.selection);
     let owner = s.owner(sel)?;
@@ -196,6 +201,11 @@ pub async fn set(a: SetArgs, deadline: Instant) -> Result<SetResult> {
 
 fn set_blocking(a: SetArgs, deadline: Instant) -> Result<SetResult> {
     let _g = clip_lock(deadline)?;
+    // ---- issue 19: sway's clipboard (wlr-data-control)
+    if crate::wayland::backend().is_wayland() {
+        return crate::wayland::clipboard::set(a, deadline);
+    }
+    // ---- end Wayland
     match a.text {
         None => {
             let mut s = Sel::open()?;
@@ -324,6 +334,11 @@ pub fn own_selection_main(args: &[std::ffi::OsString]) -> i32 {
         libc::prctl(libc::PR_SET_NAME, c"deckhand-helper".as_ptr() as libc::c_ulong, 0, 0, 0);
     }
     let _ = std::env::set_current_dir("/");
+    // ---- issue 19: on Wayland the owner is a wlr-data-control source.
+    if crate::wayland::backend().is_wayland() {
+        return crate::wayland::clipboard::own_main(which, &text, &ack, &detach_stdio);
+    }
+    // ---- end Wayland
     let until = Instant::now() + Duration::from_secs(5);
     let mut s = match Sel::open() {
         Ok(s) => s,
@@ -422,16 +437,23 @@ struct PasteOutcome {
     broken: bool,
 }
 
+impl PasteOutcome {
+    /// Nothing sent, nothing touched.
+    fn failed(e: Error) -> PasteOutcome {
+        PasteOutcome {
+            sent: false,
+            cleanup: Cleanup { keys_released: true, buttons_released: true, pointer_restored: None },
+            served: 0,
+            restored: "skipped",
+            focus_window: None,
+            error: Some(e),
+            broken: false,
+        }
+    }
+}
+
 fn paste_blocking(conn: &mut Option<X>, a: &PasteArgs, deadline: Instant, stop: &dyn Fn() -> bool) -> PasteOutcome {
-    let mut out = PasteOutcome {
-        sent: false,
-        cleanup: Cleanup { keys_released: true, buttons_released: true, pointer_restored: None },
-        served: 0,
-        restored: "skipped",
-        focus_window: None,
-        error: None,
-        broken: false,
-    };
+    let mut out = PasteOutcome { error: None, ..PasteOutcome::failed(Error::internal("unset")) };
     macro_rules! bail {
         ($e:expr) => {{
             out.error = Some($e);
@@ -593,6 +615,22 @@ pub async fn paste(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
         }
         super::INPUT_BUSY.store(true, Ordering::Relaxed);
         let _busy = Busy;
+        // ---- issue 19: on sway, the paste through wlr-data-control and the virtual keyboard.
+        match crate::wayland::backend() {
+            crate::wayland::Backend::Sway { socket } => {
+                let _g = match clip_lock(deadline) {
+                    Ok(g) => g,
+                    Err(e) => return PasteOutcome::failed(e),
+                };
+                let w = crate::wayland::clipboard::paste(socket, a.selection, &a.text, &a.chord, a.focus, a.restore, a.wait_ms, deadline, &stop);
+                return PasteOutcome { sent: w.sent, cleanup: w.cleanup, served: w.served, restored: w.restored, focus_window: w.focus_window, error: w.error, broken: false };
+            }
+            crate::wayland::Backend::Wayland { missing } => {
+                return PasteOutcome::failed(Error::new(Code::ActionUnsupported, format!("paste on Wayland needs sway: {missing}")).with("reason", "wayland-backend"));
+            }
+            crate::wayland::Backend::X11 => {}
+        }
+        // ---- end Wayland
         let o = paste_blocking(conn, &a, deadline, &stop);
         if o.broken {
             *conn = None;

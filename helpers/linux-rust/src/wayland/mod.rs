@@ -4,6 +4,8 @@
 //! virtual keyboard and pointer. The X11 routes of Xwayland windows are not
 //! there yet: their capabilities say so.
 
+pub mod clipboard;
+pub mod data_control;
 pub mod devices;
 pub mod guard;
 pub mod input;

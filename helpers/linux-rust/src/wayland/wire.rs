@@ -8,8 +8,8 @@
 //! data (SCM_RIGHTS).
 
 use crate::error::{Code, Error, Result};
-use std::io::Read;
-use std::os::fd::AsRawFd;
+use std::collections::VecDeque;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,9 @@ pub const DISPLAY: u32 = 1;
 pub struct Conn {
     s: UnixStream,
     buf: Vec<u8>,
+    /// File descriptors received (SCM_RIGHTS), in order: an event with an
+    /// fd argument takes the first (`take_fd`); the rest close with the Conn.
+    fds: VecDeque<OwnedFd>,
     pub code: Code,
 }
 
@@ -102,7 +105,7 @@ impl Conn {
         let name = std::env::var("WAYLAND_DISPLAY").unwrap_or_else(|_| "wayland-0".into());
         let path = if name.starts_with('/') { name } else { format!("{dir}/{name}") };
         let s = UnixStream::connect(&path).map_err(|e| failed(format!("Wayland: connect {path}: {e}")))?;
-        Ok(Conn { s, buf: Vec::new(), code })
+        Ok(Conn { s, buf: Vec::new(), fds: VecDeque::new(), code })
     }
 
     pub fn failed(&self, msg: impl Into<String>) -> Error {
@@ -144,6 +147,16 @@ impl Conn {
     /// The next event, waiting until `deadline`. A wl_display.error is
     /// returned as an error (the connection is dead after it).
     pub fn next(&mut self, deadline: Instant) -> Result<Msg> {
+        self.next_until(deadline)?.ok_or_else(|| Error::timeout("Wayland: the compositor did not answer in time"))
+    }
+
+    /// The fd an event just read carries (its fd argument).
+    pub fn take_fd(&mut self) -> Option<OwnedFd> {
+        self.fds.pop_front()
+    }
+
+    /// The next event, or None once `until` passed with none.
+    pub fn next_until(&mut self, until: Instant) -> Result<Option<Msg>> {
         loop {
             if self.buf.len() >= 8 {
                 let object = u32::from_ne_bytes(self.buf[0..4].try_into().expect("4 bytes"));
@@ -161,22 +174,56 @@ impl Conn {
                         let (obj, code, text) = (a.u32()?, a.u32()?, a.string()?);
                         return Err(self.failed(format!("Wayland protocol error on object {obj} (code {code}): {text}")));
                     }
-                    return Ok(m);
+                    return Ok(Some(m));
                 }
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(Error::timeout("Wayland: the compositor did not answer in time"));
+                return Ok(None);
             }
             let code = self.code;
             self.s.set_read_timeout(Some(left.max(Duration::from_millis(1)))).map_err(|e| Error::new(code, format!("Wayland: {e}")))?;
-            let mut chunk = [0u8; 4096];
-            match self.s.read(&mut chunk) {
+            match self.receive() {
                 Ok(0) => return Err(self.failed("Wayland: the compositor closed the connection")),
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => continue,
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => continue,
                 Err(e) => return Err(self.failed(format!("Wayland: read: {e}"))),
             }
+        }
+    }
+
+    /// One recvmsg: the bytes to `buf`, any fds (close-on-exec) to `fds`.
+    fn receive(&mut self) -> std::io::Result<usize> {
+        const MAX_FDS: usize = 28; // libwayland's own limit per message batch
+        let mut chunk = [0u8; 4096];
+        // SAFETY: the iovec and control buffer outlive recvmsg; the cmsg walk
+        // stays inside msg_controllen as the CMSG macros check.
+        unsafe {
+            let mut iov = libc::iovec { iov_base: chunk.as_mut_ptr() as *mut libc::c_void, iov_len: chunk.len() };
+            let space = libc::CMSG_SPACE((MAX_FDS * std::mem::size_of::<i32>()) as u32) as usize;
+            let mut control = vec![0u8; space];
+            let mut hdr: libc::msghdr = std::mem::zeroed();
+            hdr.msg_iov = &mut iov;
+            hdr.msg_iovlen = 1;
+            hdr.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+            hdr.msg_controllen = space as _;
+            let n = libc::recvmsg(self.s.as_raw_fd(), &mut hdr, libc::MSG_CMSG_CLOEXEC);
+            if n < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut cmsg = libc::CMSG_FIRSTHDR(&hdr);
+            while !cmsg.is_null() {
+                if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                    let data = libc::CMSG_DATA(cmsg) as *const i32;
+                    let count = ((*cmsg).cmsg_len as usize - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<i32>();
+                    for i in 0..count {
+                        self.fds.push_back(OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i))));
+                    }
+                }
+                cmsg = libc::CMSG_NXTHDR(&hdr, cmsg);
+            }
+            self.buf.extend_from_slice(&chunk[..n as usize]);
+            Ok(n as usize)
         }
     }
 
