@@ -85,26 +85,40 @@ export async function pasteStep(
   windowId: number,
   guard: () => { window_id: number; pid: number; activate: boolean },
 ): Promise<PasteOutcome> {
-  const { supervisor } = await engine.helper();
+  const { supervisor, hello } = await engine.helper();
   const el = plan.element;
+  // Asked once, before the element's focus: it may activate the window (below).
+  const g = guard();
   if (el) {
-    const focused = await supervisor.request("element_action", {
-      pid: app.pid,
-      window_id: windowId,
-      locator: locatorOf(el),
-      action: "focus",
-      text: null,
-      start: null,
-      end: null,
-      action_name: null,
-    });
-    // The chord goes where keyboard focus is: this element (the focus action
-    // read its focused state back, or the app's focused node is it), and
-    // nothing secure. Qt reports a second focused node (its tab), so the
-    // app's one focused node need not be the element.
-    const readBack = focused.result.verified === true;
-    const f = await pollFocused(engine, app, (n) => n !== null && (readBack || isSecureNode(n) || isElement(n, el)));
-    const secure = f !== null && isSecureNode(f);
+    const focusElement = async () => {
+        const focused = await supervisor.request("element_action", {
+        pid: app.pid,
+        window_id: windowId,
+        locator: locatorOf(el),
+        action: "focus",
+        text: null,
+        start: null,
+        end: null,
+        action_name: null,
+      });
+      // The chord goes where keyboard focus is: this element (the focus action
+      // read its focused state back, or the app's focused node is it), and
+      // nothing secure. Qt reports a second focused node (its tab), so the
+      // app's one focused node need not be the element.
+      const readBack = focused.result.verified === true;
+      const f = await pollFocused(engine, app, (n) => n !== null && (readBack || isSecureNode(n) || isElement(n, el)));
+      return { readBack, f, secure: f !== null && isSecureNode(f) };
+    };
+    let { readBack, f, secure } = await focusElement();
+    // On Wayland a toolkit cannot raise its own window (GTK 3 on sway: the
+    // element takes the focus inside its window, which stays inactive, so it
+    // never reads back focused). With the grant to activate, the window is
+    // activated and the element focused again; on X11 the toolkit's own
+    // presenting made this unneeded, and it does not run.
+    if (!secure && !(readBack || (f !== null && isElement(f, el))) && g.activate && hello.capabilities["window_op"]?.supported) {
+      await supervisor.request("window_op", { window_id: windowId, op: "activate" });
+      ({ readBack, f, secure } = await focusElement());
+    }
     if (secure || !(readBack || (f !== null && isElement(f, el)))) {
       throw new DeckhandError(secure ? "POLICY_DENIED" : "ACTION_FAILED", secure ? "focus is on a secure field: nothing pasted, the clipboard untouched" : "focusing the element did not move keyboard focus to it: nothing pasted, the clipboard untouched", {
         details: { reason: secure ? "secure-field-focused" : "focus-elsewhere", delivery: "not_dispatched", ...(secure ? { source: "builtin", rule: "builtin:secure_field" } : {}) },
@@ -115,7 +129,7 @@ export async function pasteStep(
   }
   const reply = await supervisor.request(
     "paste",
-    { selection: plan.selection, text: plan.text, chord: plan.chord, focus: guard(), restore: plan.restore, wait_ms: PASTE_WAIT_MS },
+    { selection: plan.selection, text: plan.text, chord: plan.chord, focus: g, restore: plan.restore, wait_ms: PASTE_WAIT_MS },
     { deadlineMs: PASTE_WAIT_MS + 8000 },
   );
   const receipt = reply.receipt!;

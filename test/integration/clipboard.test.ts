@@ -210,6 +210,24 @@ describe("paste step", () => {
     expect(sb.ops().indexOf("element_action")).toBeLessThan(sb.ops().indexOf("paste"));
   });
 
+  it("into an element of a window the toolkit cannot raise (Wayland): the window activated once, the element focused again, then the paste", async () => {
+    const sb = await observedSandbox();
+    const r = await cli(sb, ["paste", "--app", "fixture-app", "--element-index", "3", "--text", "pasted", ...fg], { mode: "track-focus,focus-needs-activation" });
+    expect(expectOk(r, "paste")).toMatchObject({ paste: { served: 1 }, verification: { verified: true } });
+    const ops = sb.ops().filter((o) => ["element_action", "window_op", "paste"].includes(o));
+    expect(ops).toEqual(["element_action", "window_op", "element_action", "paste"]);
+    expect(sb.requests().find((q) => q.op === "window_op")!.args).toEqual({ window_id: 0x200001, op: "activate" });
+  });
+
+  it("once the program's activation was used by an earlier key step, an element that does not take the focus is ACTION_FAILED: no second activation, nothing pasted", async () => {
+    const sb = await observedSandbox();
+    const program = { app: "fixture-app", steps: [{ action: "press-key", key: "shift" }, { action: "paste", elementIndex: 3, text: "x" }], observe: false };
+    const r = await cli(sb, ["run", ...fg], { stdin: JSON.stringify(program), mode: "track-focus,focus-needs-activation" });
+    expect(r.envelope.ok).toBe(false);
+    expect(JSON.stringify(r.envelope)).toContain("focus-elsewhere");
+    expect(sb.ops().filter((o) => o === "window_op" || o === "paste")).toEqual([]);
+  });
+
   it("a program step with the previous clipboard restored and a chosen chord", async () => {
     const sb = await observedSandbox();
     control(sb, { clipboard: { clipboard: { text: "old", owner_pid: 9100 } } });

@@ -32,6 +32,7 @@ import { pointClickAppRows } from "./matrix/point-click-app-rows.ts";
 import { menuRows } from "./matrix/menu-rows.ts";
 import { lifecycleRows } from "./matrix/lifecycle-rows.ts";
 import { dragRows } from "./matrix/drag-rows.ts";
+import { clipboardWaylandRows } from "./matrix/clipboard-wayland-rows.ts";
 
 const FILE = "matrix-wayland.test.ts";
 
@@ -41,7 +42,7 @@ function record(id: string, fn: () => Promise<void>): Promise<void> {
 
 /** The rows this file runs on Wayland: the GTK3 fixture's and the Wayland-only ones (not notApplicable, not pending). */
 function waylandFixtureRows(): MatrixRow[] {
-  return ROWS.filter((r) => r.app === "fixture" && (r.id.startsWith("fixture.") || r.id.startsWith("wayland.")) && "expect" in expectationOn(r, "wayland"));
+  return ROWS.filter((r) => r.app === "fixture" && (r.id.startsWith("fixture.") || (r.id.startsWith("wayland.") && !r.id.startsWith("wayland.clipboard."))) && "expect" in expectationOn(r, "wayland"));
 }
 
 /** A fixture of the row's own whose windows sway rearranges (the shared one keeps its layout). */
@@ -229,6 +230,13 @@ describeWayland("acceptance matrix on Wayland (sway)", () => {
   describe("element drag, lease, serve retries (native Wayland)", () => {
     onOwnWorkspace(() => wd, "drag");
     dragRows("wayland", () => ctx.desk, FILE);
+  });
+
+  // The clipboard (issue 13) through wlr-data-control, with wl-copy / wl-paste and a logging data-control owner as oracles,
+  // on a workspace of its own with a GTK3 fixture of its own (the paste rows focus it).
+  describe("clipboard (native Wayland)", () => {
+    onOwnWorkspace(() => wd, "clipboard");
+    clipboardWaylandRows("wayland", () => ctx.desk, FILE);
   });
 
   it("mousepad.type-select-replace-undo (native Wayland)", async () => {
