@@ -668,9 +668,14 @@ export const OPS = lazyTable({
         expect_owner: uint.nullable().optional(),
       }),
       result: z.object({
-        /** The owner's window (X: the selection owner); null when nothing owns it. */
+        /**
+         * The owner's window (X: the selection owner); null when nothing owns it.
+         * Wayland names no owner: there it is the number of the selection the
+         * helper's data-control device saw (another copy: another number), so
+         * expect_owner still means "unchanged since checked".
+         */
         owner_window: uint.nullable(),
-        /** The owner's pid, null when unknown (a client with no window carrying a pid). */
+        /** The owner's pid, null when unknown (a client with no window carrying a pid; always on Wayland). */
         owner_pid: uint.nullable(),
         /** The owner process's name as the OS records it, when its pid is known. */
         owner_name: z.string().nullable().optional(),
