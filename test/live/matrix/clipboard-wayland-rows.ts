@@ -6,15 +6,19 @@
 // FeatherPad are native Wayland clients; they read a paste through their own
 // wl_data_device. Rows: rows.ts wayland.clipboard.*.
 import { spawn, execFile, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect } from "vitest";
 import { deckhand, newStateDir, requireBuild, Serve, type CliRun } from "../deckhand.ts";
-import { alivePid, SYSTEM_PYTHON, waitUntil, type Fixture, type TreeApp } from "../harness.ts";
-import { rowTest, type MatrixDesk } from "./desk.ts";
+import { alivePid, GTK4_FIXTURE, SYSTEM_PYTHON, waitUntil, type Fixture, type TreeApp } from "../harness.ts";
+import { startWebFixture, type WebFixture } from "../../fixtures/web/server.ts";
+import { browserArgv, libreOfficeProfile, sofficeArgv, writerDocument } from "../app-profiles.ts";
+import { startListener } from "./web-rows.ts";
+import { nativeBrowserArgv, rowTest, type MatrixDesk } from "./desk.ts";
 import { QUIET_MS, since } from "./oracles.ts";
 import { metric } from "./results.ts";
 import type { MatrixDesktop } from "./rows.ts";
@@ -336,5 +340,139 @@ export function clipboardWaylandRows(on: MatrixDesktop, desk: () => MatrixDesk, 
       }
     },
     150_000,
+  );
+
+  // The other toolkits, as the X11 rows (clipboard.test.ts): each starts its app, puts a previous clipboard with
+  // wl-copy, pastes into one control and checks what the app itself received, then that the previous text is back.
+
+  rowIt(
+    "wayland.clipboard.paste.gtk4",
+    async () => {
+      let gtk4: Fixture | undefined;
+      try {
+        gtk4 = await desk().launchFixture({ timeoutMs: 60_000 }, GTK4_FIXTURE);
+        await waitAccessible(bg, gtk4.pid);
+        const st = await observe(fg, gtk4.pid);
+        const name = findEl(st, ENTRY, "Name");
+        const prev = `before gtk4 ${randomBytes(3).toString("hex")}`;
+        await wlCopy(prev);
+        const text = `gtk4 paste ${randomBytes(3).toString("hex")}`;
+        // With --element-index: GTK 4.8 answers Component.GrabFocus NotSupported; nothing pasted, the clipboard untouched.
+        let mark = gtk4.events().length;
+        const refused = await fg.request("paste", { app: `pid:${gtk4.pid}`, elementIndex: name.index, text });
+        expect(refused.ok).toBe(false);
+        expect(refused.error).toMatchObject({ code: "ACTION_FAILED", details: { dbus_error: "org.freedesktop.DBus.Error.NotSupported" } });
+        await sleep(QUIET_MS);
+        expect(since(gtk4, mark).filter((e) => e.event === "text_changed")).toEqual([]);
+        expect(await wlPaste()).toBe(prev);
+        // A granted click focuses the entry as a user does; the paste goes to the focused control.
+        const x = name.bounds.x + Math.floor(name.bounds.width / 2);
+        const y = name.bounds.y + Math.floor(name.bounds.height / 2);
+        const c = await fg.request("click", { app: `pid:${gtk4.pid}`, x, y });
+        expect(c.ok, JSON.stringify(c.error)).toBe(true);
+        await gtk4.waitFor((e) => e.event === "focus" && e.control === "Name" && e.in === true, 5000, mark);
+        mark = gtk4.events().length;
+        const { v: r, ms } = await timed(() => fg.request("paste", { app: `pid:${gtk4!.pid}`, text }));
+        metric("wayland.clipboard.paste.gtk4", "serve_paste_ms", ms);
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(r.result).toMatchObject({ delivery: "submitted", route: "foreground_input", verification: { verified: null }, cleanup: { keys_released: true } });
+        expect(r.result.paste).toMatchObject({ chars: text.length, restored: "text" });
+        expect(r.result.paste.served).toBeGreaterThanOrEqual(1);
+        await gtk4.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === text, 5000, mark);
+        await sleep(QUIET_MS);
+        const changed = since(gtk4, mark).filter((e) => e.event === "text_changed");
+        expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+        expect(await wlPaste()).toBe(prev);
+      } finally {
+        await gtk4?.stop();
+      }
+    },
+    120_000,
+  );
+
+  rowIt(
+    "wayland.clipboard.paste.chromium",
+    async () => {
+      let web: WebFixture | undefined;
+      let app: TreeApp | undefined;
+      let listener: ChildProcess | undefined;
+      const profile = desk().handOver(mkdtempSync(join(tmpdir(), "deckhand-wl-clipboard-chromium-")));
+      try {
+        web = await startWebFixture();
+        // Chromium starts with an assistive client listening, as the browser rows do (web-rows.ts).
+        listener = await startListener(desk());
+        const argv = nativeBrowserArgv(desk(), "chromium", browserArgv("chromium", web.url, profile));
+        app = await desk().launchAppTree(argv, { env: desk().browser("chromium").env, timeoutMs: 90_000, titleMatches: /deckhand web fixture/ });
+        await web.waitFor((e) => e.event === "ready", 60_000);
+        await waitAccessible(bg, app.pid);
+        const el = await waitUntil("Chromium's Name input in the tree", 30_000, async () => (await observe(fg, app!.pid, app!.windows[0])).snapshot.elements.find((e: any) => ENTRY.test(e.role) && e.title === "Name" && e.bounds));
+        const prev = `before chromium ${randomBytes(3).toString("hex")}`;
+        await wlCopy(prev);
+        const text = `chromium paste ${randomBytes(3).toString("hex")} — ü ✓`;
+        const mark = web.events().length;
+        const { v: r, ms } = await timed(() => fg.request("paste", { app: `pid:${app!.pid}`, elementIndex: el.index, text }));
+        metric("wayland.clipboard.paste.chromium", "serve_paste_ms", ms);
+        if (!alivePid(app.pid)) throw new Error(`chromium died during paste; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(r.result).toMatchObject({ delivery: "submitted", route: "foreground_input", verification: { verified: true }, cleanup: { keys_released: true } });
+        expect(r.result.paste).toMatchObject({ chars: [...text].length, restored: "text" });
+        expect(r.result.paste.served).toBeGreaterThanOrEqual(1);
+        await web.waitFor((e) => e.event === "text_changed" && e.control === "Name" && e.text === text, 10_000, mark);
+        await sleep(QUIET_MS);
+        const changed = web.events().slice(mark).filter((e) => e.event === "text_changed");
+        expect(new Set(changed.map((e) => e.control))).toEqual(new Set(["Name"]));
+        expect(await wlPaste()).toBe(prev);
+      } finally {
+        await app?.stop();
+        await web?.close();
+        listener?.kill();
+        rmSync(profile, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
+
+  rowIt(
+    "wayland.clipboard.paste.writer",
+    async () => {
+      let app: TreeApp | undefined;
+      const profile = desk().handOver(libreOfficeProfile("deckhand-wl-clipboard-lo-"));
+      const dir = desk().handOver(mkdtempSync(join(tmpdir(), "deckhand-wl-clipboard-writer-")));
+      try {
+        const first = "First paragraph of the document.";
+        const doc = writerDocument(dir, "deckhand-paste", [first, "Second paragraph."]);
+        desk().handOver(dir);
+        app = await desk().launchAppTree(sofficeArgv("--writer", profile, doc), { env: { SAL_USE_VCLPLUGIN: "gtk3" }, timeoutMs: 120_000, titleMatches: /deckhand-paste/ });
+        await waitAccessible(bg, app.pid);
+        const paragraph = () =>
+          waitUntil("Writer's first paragraph in the tree", 60_000, async () => {
+            const st = await observe(fg, app!.pid, app!.windows[0]);
+            return st.snapshot.elements.find((e: any) => e.nativeRole === "paragraph" && String(e.value ?? e.title ?? "").includes("First paragraph"));
+          });
+        const el = await paragraph();
+        const prev = `before writer ${randomBytes(3).toString("hex")}`;
+        await wlCopy(prev);
+        const text = `writer paste ${randomBytes(3).toString("hex")}`;
+        const { v: r, ms } = await timed(() => fg.request("paste", { app: `pid:${app!.pid}`, elementIndex: el.index, text }));
+        metric("wayland.clipboard.paste.writer", "serve_paste_ms", ms);
+        if (!alivePid(app.pid)) throw new Error(`soffice.bin died during paste; deckhand reported ${JSON.stringify(r.ok ? "ok:true" : r.error)}`);
+        expect(r.ok, JSON.stringify(r.error)).toBe(true);
+        expect(r.result).toMatchObject({ delivery: "submitted", route: "foreground_input", verification: { verified: true } });
+        expect(r.result.paste).toMatchObject({ chars: text.length, restored: "text" });
+        expect(r.result.paste.served).toBeGreaterThanOrEqual(1);
+        const after = await waitUntil("the pasted text in the first paragraph", 10_000, async () => {
+          const p = await paragraph();
+          return String(p.value ?? "").includes(text) ? p : undefined;
+        });
+        expect(String(after.value)).toContain(first);
+        expect(await wlPaste()).toBe(prev);
+        expect(alivePid(app.pid)).toBe(true);
+      } finally {
+        await app?.stop();
+        rmSync(profile, { recursive: true, force: true });
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    240_000,
   );
 }

@@ -49,7 +49,7 @@ export const BROWSERS: Browser[] = [
 const LISTENER = join(import.meta.dirname, "at_listener.py");
 
 /** at_listener.py as the apps' user on this desk, once it listens. */
-async function startListener(desk: MatrixDesk): Promise<ChildProcess> {
+export async function startListener(desk: MatrixDesk): Promise<ChildProcess> {
   const [cmd, ...args] = desk.asApps([SYSTEM_PYTHON, LISTENER]);
   const child = spawn(cmd!, args, { env: desktopEnv(desk.desktop), stdio: ["ignore", "pipe", "ignore"] });
   const listening = new Promise<void>((resolve, reject) => {
