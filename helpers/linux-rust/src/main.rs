@@ -141,7 +141,11 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         "list_windows" if sway => live(
             "sway IPC get_tree: window_id = the sway container id; bounds = the view's content (rect moved by window_rect); z_index 0 the bottom: \
              hidden views (other workspaces, inactive tabs, scratchpad = minimized), then tiled views in tree order (the focused one last), then floating views in sway's order, \
-             then fullscreen ones (sway has no global z-order); no popups. Run live on sway 1.7 by test/live/wayland-helper.test.ts",
+             then fullscreen ones (sway has no global z-order). Popups are no views (xdg_popups): when one app's windows are asked for, its \
+             top-level accessibles that are shown menus (Chromium's context menu) are listed as popup windows above them (popup true; the id names \
+             the parent view and the accessible's place, wayland/popups.rs; bounds in the parent's surface coordinates moved to the screen), and the \
+             element routes reach them by that id. Run live on sway 1.7 by test/live/wayland-helper.test.ts and (popups) matrix-wayland.test.ts \
+             menus.chromium.context",
         ),
         "get_tree" if sway => live(
             "AT-SPI, native Wayland windows: the frame matched in the app's surface coordinates, extents moved to the screen by the surface origin \

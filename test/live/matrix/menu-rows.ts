@@ -437,14 +437,11 @@ export function menuRows(on: MatrixDesktop, desk: () => MatrixDesk, file: string
       const pageSaw = (mark: number, event: string) => web!.events().slice(mark).filter((e) => e.event === event);
 
       if (id === "chromium") {
-        /**
-         * What xclip reads from the clipboard; null when nothing owns it. On
-         * Wayland it reads Xwayland's CLIPBOARD, which sway's X11 window
-         * manager fills from the Wayland selection when asked.
-         */
+        /** What the clipboard holds, read by a tool independent of deckhand (X11: xclip; Wayland: wl-paste); null when empty. */
         const clipboard = (): string | null => {
+          const [cmd, args] = desk().kind === "wayland" ? ["wl-paste", ["--no-newline"]] : ["xclip", ["-o", "-selection", "clipboard"]];
           try {
-            return execFileSync("xclip", ["-o", "-selection", "clipboard"], { env: desktopEnv(desk().desktop), timeout: 5000, stdio: ["ignore", "pipe", "ignore"] }).toString();
+            return execFileSync(cmd, args, { env: desktopEnv(desk().desktop), timeout: 5000, stdio: ["ignore", "pipe", "ignore"] }).toString();
           } catch {
             return null;
           }

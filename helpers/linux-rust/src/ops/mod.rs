@@ -182,6 +182,14 @@ impl Ctx {
 /// top-level accessibles, the one matching the window) and remember it.
 pub async fn resolve_frame(ctx: &Ctx, a: &A11y, pid: u32, w: &WinInfo) -> Result<FrameEntry> {
     let bus = apps::find_by_pid(a, pid).await?;
+    // ---- issue 19: a popup on sway is its top-level accessible by place, checked still shown.
+    if let Some((_, index)) = crate::wayland::popups::parse(w.id).filter(|_| crate::wayland::backend().is_wayland()) {
+        let frame = crate::wayland::popups::frame(a, &bus, index).await?;
+        let e = FrameEntry { bus, frame, by_name: false, name: String::new() };
+        ctx.resolved.borrow_mut().set_frame(pid, w.id, e.clone());
+        return Ok(e);
+    }
+    // ---- end Wayland
     let cands = tree::frame_candidates(a, &bus, None).await?;
     let (frame, by_name) = tree::match_frame_how(a, &bus, &cands, &w.title, w.bounds).await?;
     let name = cands.iter().find(|(p, _)| *p == frame).map(|(_, n)| n.clone()).unwrap_or_default();

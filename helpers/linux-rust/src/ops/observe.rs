@@ -228,7 +228,14 @@ pub async fn list_apps(ctx: &Ctx, _: NoArgs, _deadline: Instant) -> Result<ListA
 
 pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsResult> {
     if let Some(sock) = sway_socket()? {
-        return Ok(ListWindowsResult { windows: sway_windows(&sway::list(&sock)?, a.pid) });
+        let views = sway::list(&sock)?;
+        let mut windows = sway_windows(&views, a.pid);
+        // An app's popups (wayland/popups.rs) when its windows are asked for: sway lists none.
+        if let Some(pid) = a.pid {
+            let base = views.len() as u32;
+            windows.extend(tokio::time::timeout(POPUP_LOOKUP, popup_windows(ctx, &views, pid, base)).await.unwrap_or_default());
+        }
+        return Ok(ListWindowsResult { windows });
     }
     ctx.with_x(|x| Ok(ListWindowsResult { windows: windows::list_windows_with_popups(x, a.pid)? }))
 }
@@ -277,6 +284,36 @@ pub fn sway_windows(views: &[sway::View], pid: Option<u32>) -> Vec<WireWindow> {
         .enumerate()
         .filter(|(_, v)| pid.is_none() || v.pid == pid)
         .map(|(z, v)| WireWindow { window_id: v.con_id, z_index: z as u32, title: v.title.clone(), bounds: v.bounds, minimized: v.scratchpad, pid: v.pid, popup: false })
+        .collect()
+}
+
+/// Longest a window list waits for an app's popups (a hung app lists none).
+const POPUP_LOOKUP: Duration = Duration::from_millis(1500);
+/// Accessibility calls one popup lookup may make.
+const POPUP_CALLS: u32 = 96;
+
+/// The popups an app shows on sway as popup windows over its focused (else
+/// topmost shown) native view: ids from wayland::popups, bounds on the
+/// screen (the parent surface's origin added), above every view. Best
+/// effort: an app without a tree, or one that does not answer, has none.
+async fn popup_windows(ctx: &Ctx, views: &[sway::View], pid: u32, base: u32) -> Vec<WireWindow> {
+    let shown = views.iter().filter(|v| v.pid == Some(pid) && v.shell != "xwayland" && v.visible && !v.scratchpad);
+    let Some(parent) = shown.clone().find(|v| v.focused).or_else(|| shown.last()) else { return Vec::new() };
+    let Ok(a) = ctx.a11y().await.map(|a| a.budgeted(POPUP_CALLS)) else { return Vec::new() };
+    let Ok(bus) = bus_of(ctx, &a, pid).await else { return Vec::new() };
+    let Ok(found) = wayland::popups::discover(&a, &bus).await else { return Vec::new() };
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let origin = surface_origin_of(&a, &bus, &parent.title, parent.bounds).await.unwrap_or((parent.bounds.x, parent.bounds.y));
+    found
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, (index, _, ext))| {
+            let window_id = wayland::popups::id(parent.con_id, index)?;
+            let bounds = ext.map(|r| Rect::new(r.x + origin.0, r.y + origin.1, r.width, r.height)).unwrap_or(parent.bounds);
+            Some(WireWindow { window_id, z_index: base + k as u32, title: String::new(), bounds, minimized: false, pid: Some(pid), popup: true })
+        })
         .collect()
 }
 

@@ -174,7 +174,7 @@ pub async fn point_click(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Valu
         Ok(None) => ctx.with_x(|x| {
             let hit = pointer::hit_at(x, a.x, a.y, &mut pointer::Cache::default())?;
             let info = if hit.client != 0 { windows::window_info(x, hit.client).ok() } else { None };
-            Ok((hit, info.map(|info| Target { info, content: None })))
+            Ok((hit, info.map(|info| Target { info, content: None, popup: None })))
         }),
         // Wayland: the input pointer guard's own verdict from sway's tree
         // (the topmost shown view's frame), then that view as a target.

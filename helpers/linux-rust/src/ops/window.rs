@@ -23,6 +23,10 @@ pub struct Target {
     /// A native Wayland window's content on the screen (sway's view); None
     /// on X11, where the app's coordinates are the screen's.
     pub content: Option<Rect>,
+    /// A popup on sway (wayland/popups.rs): its index among the app's
+    /// top-level accessibles and its parent view's title; `content` is the
+    /// parent's, whose surface coordinates the popup's extents are in.
+    pub popup: Option<(u32, String)>,
 }
 
 impl Target {
@@ -31,6 +35,10 @@ impl Target {
     /// included (GTK 3: 26 px a side), so its size may exceed the window's by
     /// up to twice the slack; on X11 `tree::extents_distance`'s slack.
     pub fn frame_near(&self, r: &Rect) -> bool {
+        if self.popup.is_some() {
+            // Found by its place among the app's top-level accessibles, checked shown and a menu.
+            return true;
+        }
         match self.content {
             None => tree::extents_distance(r, &self.info.bounds) <= tree::FRAME_SLACK,
             Some(c) => {
@@ -44,6 +52,19 @@ impl Target {
     /// on Wayland the offset is the surface origin, read afresh (sway moves
     /// windows without the app knowing); on X11 `tree::view_of`.
     pub async fn view(&self, a: &A11y, bus: &str, frame: &str) -> View {
+        if let (Some((_, parent_title)), Some(content)) = (&self.popup, self.content) {
+            // A popup's extents are in its parent's surface coordinates: the parent's surface origin.
+            let local = Rect::new(0, 0, content.width, content.height);
+            let parent = match tree::frame_candidates(a, bus, None).await {
+                Ok(c) => tree::match_frame(a, bus, &c, parent_title, local).await.ok(),
+                Err(_) => None,
+            };
+            let placed = match &parent {
+                Some(pf) => tree::view_placed(a, bus, pf, local, Some(content)).await,
+                None => tree::view_placed(a, bus, frame, local, None).await,
+            };
+            return View { offset: if parent.is_some() { placed.offset } else { (content.x, content.y) }, ..placed };
+        }
         tree::view_placed(a, bus, frame, self.info.bounds, self.content).await
     }
 }
@@ -74,14 +95,24 @@ pub fn of_view(v: &sway::View) -> Target {
         viewable: v.visible && !v.scratchpad,
         pid: v.pid,
     };
-    Target { info, content: (!xwayland).then_some(v.bounds) }
+    Target { info, content: (!xwayland).then_some(v.bounds), popup: None }
+}
+
+/// A popup shown over the view `v` (wayland/popups.rs): the index of its
+/// accessible among the app's top-level ones.
+pub fn of_popup(window_id: u32, v: &sway::View, index: u32) -> Target {
+    let info = WinInfo { id: window_id, title: String::new(), bounds: Rect::new(0, 0, v.bounds.width, v.bounds.height), minimized: false, viewable: v.visible && !v.scratchpad, pid: v.pid };
+    Target { info, content: Some(v.bounds), popup: Some((index, v.title.clone())) }
 }
 
 /// The window with this id: the X window, or sway's view (container id).
 pub fn facts(ctx: &Ctx, window_id: u32) -> Result<Target> {
     match sway_socket()? {
-        None => Ok(Target { info: ctx.with_x(|x| windows::window_info(x, window_id))?, content: None }),
-        Some(sock) => Ok(of_view(&sway::view(&sock, window_id)?)),
+        None => Ok(Target { info: ctx.with_x(|x| windows::window_info(x, window_id))?, content: None, popup: None }),
+        Some(sock) => match wayland::popups::parse(window_id) {
+            Some((con_id, index)) => Ok(of_popup(window_id, &sway::view(&sock, con_id)?, index)),
+            None => Ok(of_view(&sway::view(&sock, window_id)?)),
+        },
     }
 }
 
@@ -107,6 +138,7 @@ pub fn of_app(ctx: &Ctx, pid: u32) -> Result<Vec<Target>> {
             .map(|w| Target {
                 info: WinInfo { id: w.window_id, title: w.title, bounds: w.bounds, minimized: w.minimized, viewable: !w.minimized, pid: w.pid },
                 content: None,
+                popup: None,
             })
             .collect()),
         Some(sock) => Ok(sway::list(&sock)?.iter().filter(|v| v.pid == Some(pid)).map(of_view).collect()),
@@ -127,7 +159,7 @@ pub enum At {
 /// and borders are its view's).
 pub fn at_point(ctx: &Ctx, x: i32, y: i32) -> Result<At> {
     match sway_socket()? {
-        None => Ok(ctx.with_x(|c| windows::window_at(c, x, y))?.map_or(At::Nothing, |info| At::Window(Target { info, content: None }))),
+        None => Ok(ctx.with_x(|c| windows::window_at(c, x, y))?.map_or(At::Nothing, |info| At::Window(Target { info, content: None, popup: None }))),
         Some(sock) => {
             let views = sway::list(&sock)?;
             Ok(match crate::wayland::guard::topmost_at(&views, x, y) {

@@ -10,6 +10,7 @@ pub mod devices;
 pub mod guard;
 pub mod input;
 pub mod keymap;
+pub mod popups;
 pub mod screencopy;
 pub mod sway;
 pub mod window_ops;
