@@ -275,7 +275,8 @@ export const HANDLERS: { [C in CommandName]: Handler<C> } = {
     await engine.helper();
     const app = await resolveApp(engine, args.app);
     engine.safety.checkApp(app, null, "list-windows");
-    const windows = await appWindows(engine, app.pid);
+    // Its popups too (an open menu), as the X11 window list has them.
+    const windows = await appWindows(engine, app.pid, { popups: true });
     return {
       app: { name: app.name, pid: app.pid, executable: app.executable },
       windows: windows.map((w, i) => ({ windowId: w.window_id, windowIndex: i, title: w.title, bounds: w.bounds, minimized: w.minimized, zIndex: w.z_index, popup: w.popup === true })),

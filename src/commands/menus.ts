@@ -331,7 +331,7 @@ function elementNode(element: Element): WireNode {
   };
 }
 
-const popupIds = async (t: Target) => new Set((await appWindows(t.engine, t.app.pid)).filter((w) => w.popup).map((w) => w.window_id));
+const popupIds = async (t: Target) => new Set((await appWindows(t.engine, t.app.pid, { popups: true })).filter((w) => w.popup).map((w) => w.window_id));
 
 /**
  * Open the context menu of a snapshot element through its show_menu action

@@ -125,9 +125,10 @@ export async function resolveApp(engine: HelperPort & AppCache, selector: string
 }
 
 /** Windows of one app, front-most first; windowIndex indexes this list. */
-export async function appWindows(engine: HelperPort, pid: number): Promise<WireWindow[]> {
+/** The app's windows, topmost first; `popups`: also popups that cost calls into the app to find (sway's). */
+export async function appWindows(engine: HelperPort, pid: number, opts: { popups?: boolean } = {}): Promise<WireWindow[]> {
   const { supervisor } = await engine.helper();
-  const { result } = await supervisor.request("list_windows", { pid });
+  const { result } = await supervisor.request("list_windows", { pid, ...(opts.popups ? { popups: true } : {}) });
   return result.windows.filter((w) => w.pid === pid).sort((a, b) => b.z_index - a.z_index);
 }
 

@@ -64,6 +64,23 @@ export const BUILTIN_DENY: readonly BuiltinApp[] = Object.freeze([
   app("terminal", "iterm2", ["iterm2", "iterm"], ["com.googlecode.iterm2"], ["iterm2", "iterm"]),
   app("terminal", "warp", ["warp", "warp-terminal", "warp-terminal-preview"], ["dev.warp.warp-stable", "dev.warp.warp", "dev.warp.warp-preview"], ["warp"]),
   app("terminal", "ghostty", ["ghostty"], ["com.mitchellh.ghostty"], ["ghostty"]),
+  // Debian's other x-terminal-emulator providers (a `recommends` install of
+  // wl-clipboard brought zutty, which then was x-terminal-emulator: a
+  // launch of it was not denied, 2026-12-03).
+  app("terminal", "zutty", ["zutty"], ["zutty"], ["zutty"]),
+  app("terminal", "sakura", ["sakura"], ["sakura"], ["sakura"]),
+  app("terminal", "roxterm", ["roxterm"], ["roxterm"], ["roxterm"]),
+  app("terminal", "mlterm", ["mlterm"], ["mlterm"], ["mlterm"]),
+  app("terminal", "stterm", ["stterm"], ["stterm"], []),
+  app("terminal", "eterm", ["eterm"], ["eterm"], ["eterm"]),
+  app("terminal", "aterm", ["aterm"], ["aterm"], []),
+  app("terminal", "pterm", ["pterm"], ["pterm"], ["pterm"]),
+  app("terminal", "termit", ["termit"], ["termit"], ["termit"]),
+  app("terminal", "lilyterm", ["lilyterm"], ["lilyterm"], ["lilyterm"]),
+  app("terminal", "kterm", ["kterm"], ["kterm"], []),
+  app("terminal", "deepin-terminal", ["deepin-terminal"], ["deepin-terminal", "org.deepin.terminal"], ["deepin terminal"]),
+  app("terminal", "elementary-terminal", ["io.elementary.terminal"], ["io.elementary.terminal"], []),
+  app("terminal", "cosmic-term", ["cosmic-term"], ["com.system76.cosmicterm"], ["cosmic terminal"]),
   // ---------------------------------------------------- password managers
   app("password_manager", "keepassxc", ["keepassxc"], ["org.keepassxc.keepassxc", "keepassxc"], ["keepassxc"]),
   app("password_manager", "keepass", ["keepass", "keepass2"], ["keepass2", "org.keepass.keepass"], ["keepass"]),

@@ -369,7 +369,16 @@ export const OPS = lazyTable({
     ({
       mutates: false,
       capability: "list_windows",
-      args: z.object({ pid: uint.nullable() }),
+      args: z.object({
+        pid: uint.nullable(),
+        /**
+         * Also the app's popups where finding them costs calls into the app
+         * (sway: its top-level accessibles that are shown menus, as no
+         * compositor list has them); absent or false: only where they are
+         * free (X11 lists its popup windows always).
+         */
+        popups: z.boolean().optional(),
+      }),
       result: z.object({ windows: z.array(WireWindow) }),
     }) as const,
   get_tree: () =>

@@ -141,7 +141,7 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         "list_windows" if sway => live(
             "sway IPC get_tree: window_id = the sway container id; bounds = the view's content (rect moved by window_rect); z_index 0 the bottom: \
              hidden views (other workspaces, inactive tabs, scratchpad = minimized), then tiled views in tree order (the focused one last), then floating views in sway's order, \
-             then fullscreen ones (sway has no global z-order). Popups are no views (xdg_popups): when one app's windows are asked for, its \
+             then fullscreen ones (sway has no global z-order). Popups are no views (xdg_popups): when one app's windows are asked for with popups true, its \
              top-level accessibles that are shown menus (Chromium's context menu) are listed as popup windows above them (popup true; the id names \
              the parent view and the accessible's place, wayland/popups.rs; bounds in the parent's surface coordinates moved to the screen), and the \
              element routes reach them by that id. Run live on sway 1.7 by test/live/wayland-helper.test.ts and (popups) matrix-wayland.test.ts \
@@ -253,7 +253,14 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         }
         "window_op" => not_yet("window activation / close through sway IPC"),
         k if k.starts_with("clipboard.") => no(format!("Wayland: the clipboard ops need sway (its focused view for the focus checks): {missing}")),
-        "watch_user_input" => not_yet("user input watching"),
+        "watch_user_input" if sway => live(
+            "org_kde_kwin_idle on the seat (a 50 ms idle timeout: `resumed` is the seat's next input after 50 ms of quiet), on a connection and a thread \
+             of its own; input while this helper's own input runs or within 150 ms after it is taken as its own; any other input counts (another \
+             deckhand's or wtype's included: the kill switch errs on the side of pausing); input within 50 ms of the seat's last input is not seen \
+             apart from it. A compositor without the protocol: ACTION_UNSUPPORTED reason no-idle-protocol. Run live on sway 1.7 by \
+             test/live/wayland-input.test.ts (wtype reported, the helper's own typing not)",
+        ),
+        "watch_user_input" => no(format!("Wayland: watching input needs sway: {missing}")),
         _ => Capability { supported: false, verified: "unverified".into(), note: None },
     }
 }

@@ -26,6 +26,8 @@ describe("built-in deny: every app the issue names", () => {
     ["macOS Terminal", { executable: "/System/Applications/Utilities/Terminal.app/Contents/MacOS/Terminal", name: "Terminal", desktopId: "com.apple.Terminal", comm: null }],
     ["iTerm2", { executable: "/Applications/iTerm.app/Contents/MacOS/iTerm2", name: "iTerm2", desktopId: "com.googlecode.iterm2", comm: null }],
     ["Warp", { executable: "/Applications/Warp.app/Contents/MacOS/stable", name: "Warp", desktopId: "dev.warp.Warp-Stable", comm: null }],
+    ["zutty (Debian's x-terminal-emulator once installed)", { executable: "/usr/bin/zutty", name: "Zutty", desktopId: "zutty.desktop", comm: "zutty" }],
+    ["sakura", { executable: "/usr/bin/sakura", name: "sakura", desktopId: "sakura.desktop" }],
     ["Ghostty", { executable: "/Applications/Ghostty.app/Contents/MacOS/ghostty", name: "Ghostty", desktopId: "com.mitchellh.ghostty", comm: null }],
     ["KeePassXC", { executable: "/usr/bin/keepassxc", name: "KeePassXC", desktopId: "org.keepassxc.KeePassXC" }],
     ["1Password", { executable: "/opt/1Password/1password", name: "1Password", desktopId: "1password.desktop" }],

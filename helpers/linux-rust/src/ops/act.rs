@@ -251,7 +251,7 @@ pub async fn run_input(
         struct Busy;
         impl Drop for Busy {
             fn drop(&mut self) {
-                super::INPUT_BUSY.store(false, Ordering::Relaxed);
+                super::input_ended();
             }
         }
         super::INPUT_BUSY.store(true, Ordering::Relaxed);
@@ -338,10 +338,18 @@ pub async fn set_accessibility(a: SetAccessibilityArgs, deadline: Instant) -> Re
 pub async fn watch_user_input(ctx: &Ctx, a: WatchArgs) -> Result<WatchResult> {
     if a.enabled && ctx.watcher.borrow().is_none() {
         let out = ctx.out.clone();
-        let w = Watcher::start(Box::new(move |kind| {
+        let sink: crate::x11::watch::Sink = Box::new(move |kind| {
             let data = rmpv::Value::Map(vec![(rmpv::Value::from("kind"), rmpv::Value::from(kind))]);
             send_event(&out, "user_input", data);
-        }))?;
+        });
+        // ---- issue 19: on sway, the seat's idle notifications (wayland/idle_watch.rs).
+        let w = match crate::wayland::backend() {
+            crate::wayland::Backend::Sway { .. } => super::Watcher::Sway(crate::wayland::idle_watch::Watcher::start(sink, super::own_input_recent)?),
+            crate::wayland::Backend::Wayland { missing } => {
+                return Err(Error::new(Code::ActionUnsupported, format!("watching user input on Wayland needs sway: {missing}")).with("reason", "wayland-backend"))
+            }
+            crate::wayland::Backend::X11 => super::Watcher::X11(Watcher::start(sink)?),
+        };
         *ctx.watcher.borrow_mut() = Some(w);
     }
     if let Some(w) = ctx.watcher.borrow().as_ref() {

@@ -610,7 +610,7 @@ pub async fn paste(ctx: &Ctx, id: u64, deadline_ms: u64, args: &rmpv::Value) -> 
         struct Busy;
         impl Drop for Busy {
             fn drop(&mut self) {
-                super::INPUT_BUSY.store(false, Ordering::Relaxed);
+                super::input_ended();
             }
         }
         super::INPUT_BUSY.store(true, Ordering::Relaxed);

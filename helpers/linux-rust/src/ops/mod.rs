@@ -22,7 +22,6 @@ use crate::x11::windows::WinInfo;
 use crate::error::{Code, Error, Result};
 use crate::wire::codec::{encode_frame, to_value, write_frame};
 use crate::wire::messages::{decode_args, Event, Receipt, Response};
-use crate::x11::watch::Watcher;
 use crate::x11::X;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -39,6 +38,44 @@ pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 pub static OUTPUT_CLOSED: AtomicBool = AtomicBool::new(false);
 /// Whether an input op is running on the input thread (it may hold keys).
 pub static INPUT_BUSY: AtomicBool = AtomicBool::new(false);
+/// When the last input op ended, in ms since INPUT_EPOCH (0: none yet):
+/// the Wayland user-input watch takes input just after it as the helper's own.
+static INPUT_ENDED_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static INPUT_EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// An input op ends (its Busy guard drops).
+pub fn input_ended() {
+    INPUT_BUSY.store(false, Ordering::Relaxed);
+    let ms = INPUT_EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64;
+    INPUT_ENDED_MS.store(ms.max(1), Ordering::Relaxed);
+}
+
+/// Whether this helper's own input runs now or ended within the watch's grace.
+pub fn own_input_recent() -> bool {
+    if INPUT_BUSY.load(Ordering::Relaxed) {
+        return true;
+    }
+    let ended = INPUT_ENDED_MS.load(Ordering::Relaxed);
+    ended != 0 && INPUT_EPOCH.get_or_init(Instant::now).elapsed().as_millis() as u64 <= ended + crate::wayland::idle_watch::OWN_GRACE.as_millis() as u64
+}
+
+/// The user-input watch of the backend running.
+pub enum Watcher {
+    X11(crate::x11::watch::Watcher),
+    Sway(crate::wayland::idle_watch::Watcher),
+}
+
+impl Watcher {
+    pub fn set(&self, on: bool) -> Result<()> {
+        match self {
+            Watcher::X11(w) => w.set(on),
+            Watcher::Sway(w) => {
+                w.set(on);
+                Ok(())
+            }
+        }
+    }
+}
 
 /// Longest the helper waits, once stdout broke, for an input op in flight to
 /// release what it holds before exiting.

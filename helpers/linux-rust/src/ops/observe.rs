@@ -230,8 +230,9 @@ pub async fn list_windows(ctx: &Ctx, a: ListWindowsArgs) -> Result<ListWindowsRe
     if let Some(sock) = sway_socket()? {
         let views = sway::list(&sock)?;
         let mut windows = sway_windows(&views, a.pid);
-        // An app's popups (wayland/popups.rs) when its windows are asked for: sway lists none.
-        if let Some(pid) = a.pid {
+        // An app's popups (wayland/popups.rs) when asked for with its windows: sway lists none,
+        // and each lookup costs calls into the app (an observation does not ask).
+        if let Some(pid) = a.pid.filter(|_| a.popups) {
             let base = views.len() as u32;
             windows.extend(tokio::time::timeout(POPUP_LOOKUP, popup_windows(ctx, &views, pid, base)).await.unwrap_or_default());
         }

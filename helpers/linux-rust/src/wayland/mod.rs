@@ -8,6 +8,7 @@ pub mod clipboard;
 pub mod data_control;
 pub mod devices;
 pub mod guard;
+pub mod idle_watch;
 pub mod input;
 pub mod keymap;
 pub mod popups;

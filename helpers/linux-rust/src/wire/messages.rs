@@ -395,6 +395,9 @@ pub struct NoArgs {}
 #[derive(Serialize, Deserialize, Debug)]
 pub struct ListWindowsArgs {
     pub pid: Option<u32>,
+    /// Also the app's popups where they cost calls into the app (sway).
+    #[serde(default)]
+    pub popups: bool,
 }
 
 #[derive(Serialize, Deserialize, Debug)]
