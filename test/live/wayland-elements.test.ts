@@ -415,7 +415,7 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     expect(await fails(helper.request("element_action", { pid: app.a.pid, window_id: app.b.view, locator, action: "click" } as any))).toMatchObject({ code: "WINDOW_NOT_FOUND" });
   });
 
-  it("acts on an Xwayland window by X11's rules (its extents are on the screen): a click by element index, hit_test, a screenshot; close refused", async () => {
+  it("acts on an Xwayland window by X11's rules (its extents are on the screen): a click by element index, hit_test, a screenshot; close by WM_DELETE_WINDOW, refused for a window without it", async () => {
     const clicked = join(desktop.root, "home", "xw-clicked");
     const script = [
       "import gi, sys",
@@ -454,12 +454,43 @@ describeWayland("Linux helper, Wayland backend: element routes and window operat
     const hit = (await helper.request("hit_test", centre(hello.bounds))).result;
     expect(hit).toMatchObject({ pid: x.pid, window_id: v.id, node: { name: "Hello" } });
     const fails = (p: Promise<unknown>) => p.then((r) => ({ unexpected: r }), (e) => e);
+    // This helper runs as root; Xwayland admits its own user only (SI:localuser): the X window's WM_PROTOCOLS cannot be
+    // read, so no close is asked of anyone (sway's kill would kill a client without WM_DELETE_WINDOW).
     expect(await fails(helper.request("window_op", { window_id: v.id, op: "close" }))).toMatchObject({ code: "WINDOW_NOT_FOUND", details: { reason: "xwayland-window" } });
     expect(await view(x.pid!)).toBeTruthy();
-    bUntouched(b0);
-    // Gone before the next test, whose window it would cover.
-    process.kill(x.pid!, "SIGTERM");
+    // A helper run as the desktop's user, as on a user's own session: it reads WM_PROTOCOLS on Xwayland.
+    const [cmd, ...args] = asDesktopUser([HELPER], desktop.root);
+    const asUser = new Supervisor({ path: cmd!, args, env: desktopEnv(desktop) });
+    await asUser.start();
+    try {
+    // A bare X window whose WM_PROTOCOLS has no WM_DELETE_WINDOW: refused (sway's kill would kill its client), left open.
+    const bareScript = [
+      "import time",
+      "from Xlib import display, X",
+      "d = display.Display(); s = d.screen()",
+      "w = s.root.create_window(0, 0, 200, 100, 0, s.root_depth, X.InputOutput, X.CopyFromParent, background_pixel=s.white_pixel)",
+      "w.set_wm_name('wl-x11-bare'); w.map(); d.flush(); time.sleep(120)",
+    ].join("\n");
+    const bare = launchAsUser(desktop.env, desktop.root, [SYSTEM_PYTHON, "-c", bareScript], { DISPLAY: desktop.env.DISPLAY! });
+    procs.push(bare);
+    const bv = await waitUntil("the bare X window in sway's tree", 20_000, async () => (await swayViews(desktop.env)).find((n) => n.name === "wl-x11-bare"));
+    expect(await fails(asUser.request("window_op", { window_id: bv.id, op: "close" }))).toMatchObject({ code: "ACTION_UNSUPPORTED", details: { reason: "xwayland-no-wm-delete" } });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await swayViews(desktop.env)).some((n) => n.id === bv.id), "the bare window is still open").toBe(true);
+    expect(bare.exitCode, "its client still runs").toBeNull();
+    bare.kill("SIGKILL");
+    await waitUntil("the bare X window to be gone", 10_000, async () => ((await swayViews(desktop.env)).some((n) => n.id === bv.id) ? undefined : true));
+    // The GTK app takes WM_DELETE_WINDOW: closed as its close button would, its own quit run (it exits by itself).
+    const closed = await asUser.request("window_op", { window_id: v.id, op: "close" });
+    expect(closed.result).toMatchObject({ window_id: v.id, done: true });
+    expect(closed.result.detail).toMatch(/WM_DELETE_WINDOW/);
     await waitUntil("the X11 app to be gone", 10_000, async () => ((await view(x.pid!)) ? undefined : true));
+    await waitUntil("the X11 app to exit by itself", 10_000, () => (x.exitCode !== null || x.signalCode !== null ? true : undefined));
+    expect(x.signalCode, "not killed").toBeNull();
+    } finally {
+      await asUser.stop();
+    }
+    bUntouched(b0);
   });
 
   it("writes scaled, JPEG and WebP screenshots of a Wayland window, close to its PNG", async () => {

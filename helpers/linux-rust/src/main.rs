@@ -192,8 +192,10 @@ fn capability_wayland(key: &str, backend: &wayland::Backend, session_bus: bool) 
         "window_op" if sway => live(
             "sway IPC: activate `[con_id=N] focus`, the view holding sway's focus read back; restore: a scratchpad (minimized) view shown with \
              `[con_id=N] scratchpad show` (floating, current workspace) then `focus`, shown and focused read back; close `[con_id=N] kill` \
-             (xdg_toplevel.close: the app's own close, never a signal), the view's end awaited (2 s); closing an Xwayland view is refused: \
-             WINDOW_NOT_FOUND reason xwayland-window (sway would kill an X client without WM_DELETE_WINDOW). Run live on sway 1.7 by test/live/wayland-elements.test.ts",
+             (xdg_toplevel.close: the app's own close, never a signal), the view's end awaited (2 s); an Xwayland view is closed by X11's rule, \
+             never sway's kill (which kills an X client without WM_DELETE_WINDOW): WM_DELETE_WINDOW sent to its X window on Xwayland's $DISPLAY \
+             when its WM_PROTOCOLS has it, else ACTION_UNSUPPORTED reason xwayland-no-wm-delete (no X display: WINDOW_NOT_FOUND reason \
+             xwayland-window). Run live on sway 1.7 by test/live/wayland-elements.test.ts",
         ),
         // ---- end element routes
         k if k.starts_with("screenshot") => not_yet("wlr-screencopy capture (screenshot.scale, screenshot.formats, screenshot.popups: the X11 path's steps after capture are not run live on Wayland yet)"),

@@ -13,8 +13,12 @@
 //!   view's end awaited. An app that asks first (unsaved changes) keeps it:
 //!   not done.
 //!
-//! Xwayland views are refused (WINDOW_NOT_FOUND reason xwayland-window):
-//! sway's kill of an X11 client without WM_DELETE_WINDOW kills the client.
+//! An Xwayland view is closed by X11's own rule, not sway's kill (which
+//! kills an X client that takes no WM_DELETE_WINDOW): the helper reads the
+//! X window's WM_PROTOCOLS on Xwayland's display and sends WM_DELETE_WINDOW
+//! itself; a window without it is refused (ACTION_UNSUPPORTED reason
+//! xwayland-no-wm-delete), and so is one when no X display is reachable
+//! (WINDOW_NOT_FOUND reason xwayland-window).
 
 use super::sway::{self, View};
 use crate::error::{Code, Error, Result};
@@ -27,18 +31,6 @@ const POLL: Duration = Duration::from_millis(25);
 /// The view now (None: it is gone).
 fn now(sock: &str, con_id: u32) -> Result<Option<View>> {
     Ok(sway::list(sock)?.into_iter().find(|v| v.con_id == con_id))
-}
-
-/// The view to close: native only. sway closes an Xwayland window that does
-/// not take WM_DELETE_WINDOW by killing its X client, which window_op never
-/// does (this helper does not read the X11 window's WM_PROTOCOLS there).
-fn closable(sock: &str, con_id: u32) -> Result<View> {
-    let v = sway::view(sock, con_id)?;
-    if v.shell == "xwayland" {
-        return Err(Error::new(Code::WindowNotFound, format!("window {con_id} is an Xwayland window: sway closes one without WM_DELETE_WINDOW by killing its X client, and this helper does not read its WM_PROTOCOLS there"))
-            .with("reason", "xwayland-window"));
-    }
-    Ok(v)
 }
 
 /// Poll sway's tree until `holds` (or `until`, or a cancel): the last state.
@@ -109,9 +101,13 @@ fn restored(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> boo
 }
 
 pub fn close(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> bool) -> Result<Outcome> {
-    closable(sock, con_id)?;
-    sway::command(sock, &format!("[con_id={con_id}] kill"))?;
-    let how = "sway `kill` sent (xdg_toplevel.close: the app's own close)";
+    let v = sway::view(sock, con_id)?;
+    let how = if v.shell == "xwayland" {
+        close_xwayland(&v)?
+    } else {
+        sway::command(sock, &format!("[con_id={con_id}] kill"))?;
+        "sway `kill` sent (xdg_toplevel.close: the app's own close)"
+    };
     let v = match wait_for(sock, con_id, until, cancelled, |v| v.is_none()) {
         Ok(v) => v,
         Err(e) => return Ok(Outcome { done: false, detail: format!("{how}; then: {}", e.message), sent: true }),
@@ -120,4 +116,21 @@ pub fn close(sock: &str, con_id: u32, until: Instant, cancelled: &dyn Fn() -> bo
         None => Outcome { done: true, detail: format!("{how}; the window closed"), sent: true },
         Some(_) => Outcome { done: false, detail: format!("{how}; the window is still open (the app may be asking something first)"), sent: true },
     })
+}
+
+/// An Xwayland view's close: WM_DELETE_WINDOW to its X window on Xwayland's
+/// display ($DISPLAY), as the X11 backend sends it; never sway's kill.
+fn close_xwayland(v: &View) -> Result<&'static str> {
+    let con_id = v.con_id;
+    let unreachable = |why: String| {
+        Error::new(Code::WindowNotFound, format!("window {con_id} is an Xwayland window, and its WM_PROTOCOLS cannot be read: {why} (sway's kill would kill an X client that takes no WM_DELETE_WINDOW)"))
+            .with("reason", "xwayland-window")
+    };
+    let Some(xid) = v.x11_window else { return Err(unreachable("sway names no X window for it".into())) };
+    let x = crate::x11::X::connect().map_err(|e| unreachable(e.message))?;
+    if !crate::x11::wm::send_delete(&x, xid)? {
+        return Err(Error::new(Code::ActionUnsupported, format!("window {con_id} (X window {xid}) takes no WM_DELETE_WINDOW: its app has no close of its own to ask, and sway's kill would kill its X client"))
+            .with("reason", "xwayland-no-wm-delete"));
+    }
+    Ok("WM_DELETE_WINDOW sent to the Xwayland app (X11's close: the app's own)")
 }

@@ -151,6 +151,22 @@ pub fn restore(x: &X, w: u32, until: Instant, cancelled: &dyn Fn() -> bool) -> R
     Ok(Outcome { done, detail, sent: true })
 }
 
+/// ICCCM 4.2.8.1: a WM_PROTOCOLS ClientMessage WM_DELETE_WINDOW to the client
+/// window itself, if it lists WM_DELETE_WINDOW in its WM_PROTOCOLS (its own
+/// close, as its close button); false, nothing sent, if it does not.
+pub fn send_delete(x: &X, w: u32) -> Result<bool> {
+    let wm_protocols = atom(x, "WM_PROTOCOLS")?;
+    let wm_delete = atom(x, "WM_DELETE_WINDOW")?;
+    let protocols = x.conn.get_property(false, w, wm_protocols, AtomEnum::ATOM, 0, 64)?.reply()?;
+    if !protocols.value32().is_some_and(|mut v| v.any(|a| a == wm_delete)) {
+        return Ok(false);
+    }
+    let ev = ClientMessageEvent::new(32, w, wm_protocols, [wm_delete, 0 /* CurrentTime */, 0, 0, 0]);
+    x.conn.send_event(false, w, EventMask::NO_EVENT, ev)?;
+    x.conn.flush()?;
+    Ok(true)
+}
+
 /// Ask for a window to be closed, the way its close button does, and wait
 /// (bounded) for it to go. Done: the window was destroyed or withdrawn. An
 /// app may keep it and ask first (unsaved changes): not done, and nothing
@@ -160,14 +176,7 @@ pub fn close(x: &X, w: u32, until: Instant, cancelled: &dyn Fn() -> bool) -> Res
     if !before.exists {
         return Err(Error::new(Code::WindowNotFound, format!("no X window {w}")).with("window_id", w));
     }
-    let wm_protocols = atom(x, "WM_PROTOCOLS")?;
-    let wm_delete = atom(x, "WM_DELETE_WINDOW")?;
-    let protocols = x.conn.get_property(false, w, wm_protocols, AtomEnum::ATOM, 0, 64)?.reply()?;
-    let takes_delete = protocols.value32().is_some_and(|mut v| v.any(|a| a == wm_delete));
-    let how = if takes_delete {
-        // ICCCM 4.2.8.1: a WM_PROTOCOLS ClientMessage to the client window itself.
-        let ev = ClientMessageEvent::new(32, w, wm_protocols, [wm_delete, 0 /* CurrentTime */, 0, 0, 0]);
-        x.conn.send_event(false, w, EventMask::NO_EVENT, ev)?;
+    let how = if send_delete(x, w)? {
         "WM_DELETE_WINDOW sent to the app"
     } else {
         // EWMH _NET_CLOSE_WINDOW: the window manager closes it its own way.
