@@ -16,7 +16,7 @@ import { asUser, lookupUser, WAYLAND_USER } from "../src/desktop/user.ts";
 import { percentile, type Row } from "./stats.ts";
 
 const run = promisify(execFile);
-const TOOLS = ["sway", "swaymsg", "grim", "gtk3-widget-factory", "wtype"];
+const TOOLS = ["sway", "swaymsg", "grim", "gtk3-widget-factory", "wtype", "wl-copy", "wl-paste"];
 
 /** The tools the Wayland section needs that are not on PATH (empty: it can run). */
 export function waylandMissing(): string[] {
@@ -194,9 +194,38 @@ export async function waylandRows(deps: WaylandBenchDeps): Promise<Row[]> {
       unit: "ms",
       note: `peer: \`wtype TEXT\` until the app has it ${percentile(wtype, 50).toFixed(1)} ms (p99 ${percentile(wtype, 99).toFixed(1)}); ratio ${(percentile(helperType, 50) / percentile(wtype, 50)).toFixed(3)}; every run's text arrived whole (${done()} times)`,
     });
+
+    // (5) the clipboard through wlr-data-control: the helper's clipboard_get
+    // (the metadata, then the text through a pipe) vs `wl-paste`, and its
+    // clipboard_set (a detached owner process, confirmed) vs `wl-copy`, each
+    // timed to its return; 1 KiB of text, read back whole each time.
+    const CLIP = "deckhand clipboard ✓ ".repeat(48).slice(0, 1024);
+    await run("wl-copy", [CLIP], { env: denv, timeout: 10_000 });
+    const getArgs = { selection: "clipboard", read_text: true, max_bytes: 1 << 20 };
+    if ((await h.req("clipboard_get", getArgs)).text !== CLIP) throw new Error("clipboard_get did not read what wl-copy put there");
+    const clipGet = await time(runs, () => h.req("clipboard_get", getArgs));
+    const wlPaste = await time(runs, () => run("wl-paste", ["--no-newline"], { env: denv, timeout: 10_000 }));
+    const clipSet = await time(runs, () => h.req("clipboard_set", { selection: "clipboard", text: CLIP }));
+    if ((await run("wl-paste", ["--no-newline"], { env: denv, timeout: 10_000 })).stdout !== CLIP) throw new Error("wl-paste did not read what clipboard_set put there");
+    const wlCopy = await time(runs, () => run("wl-copy", [CLIP], { env: denv, timeout: 10_000 }));
+    rows.push({
+      name: "Wayland: helper clipboard_get, 1 KiB of text (wlr-data-control, through a pipe)",
+      p50: percentile(clipGet, 50),
+      p99: percentile(clipGet, 99),
+      unit: "ms",
+      note: `peer: \`wl-paste --no-newline\` ${percentile(wlPaste, 50).toFixed(1)} ms; ratio ${(percentile(clipGet, 50) / percentile(wlPaste, 50)).toFixed(3)}`,
+    });
+    rows.push({
+      name: "Wayland: helper clipboard_set, 1 KiB of text (a detached data-control owner, confirmed)",
+      p50: percentile(clipSet, 50),
+      p99: percentile(clipSet, 99),
+      unit: "ms",
+      note: `peer: \`wl-copy TEXT\` ${percentile(wlCopy, 50).toFixed(1)} ms; ratio ${(percentile(clipSet, 50) / percentile(wlCopy, 50)).toFixed(3)}`,
+    });
   } finally {
     serve?.close();
     h.close();
+    // The detached clipboard owners (ours and wl-copy's) exit when sway goes with the desktop.
     for (const a of [app, entryApp]) {
       if (!a?.pid) continue;
       try {

@@ -90,27 +90,28 @@ describeWayland("Linux helper, Wayland backend (sway)", () => {
     });
   }
 
-  it("announces the atspi+sway backend and refuses what Wayland does not have yet, naming the issue", async () => {
+  it("announces the atspi+sway backend and refuses what Wayland does not have, saying why", async () => {
     const caps = await okCli(["capabilities"]);
     expect(caps.helper.backend).toBe("atspi+sway");
-    for (const k of ["list_apps", "list_windows", "get_tree", "permissions", "screenshot", "screenshot.redact_secure", "input.keyboard", "input.pointer", "point_click"]) expect(caps.capabilities[k].supported, k).toBe(true);
-    for (const k of ["clipboard.get", "clipboard.paste"]) {
-      expect(caps.capabilities[k], k).toMatchObject({ supported: false });
-      expect(caps.capabilities[k].note, k).toMatch(/issue 19/);
-    }
-    // The refusal is the orchestrator's capability gate: nothing is sent.
-    const clip = await cli(["clipboard", "get"]);
-    expect(clip.envelope.ok).toBe(false);
-    expect(clip.envelope.error).toMatchObject({ code: "ACTION_UNSUPPORTED" });
-    expect(clip.envelope.error!.message).toMatch(/clipboard get is not supported/);
-    // (Input: test/live/wayland-input.test.ts; element routes: test/live/wayland-elements.test.ts.)
-    // A Wayland session whose compositor's IPC is not there: windows and trees refused, naming what is missing.
+    for (const k of ["list_apps", "list_windows", "get_tree", "permissions", "screenshot", "screenshot.redact_secure", "input.keyboard", "input.pointer", "point_click", "clipboard.get", "clipboard.set", "clipboard.paste", "watch_user_input"]) expect(caps.capabilities[k].supported, k).toBe(true);
+    expect(caps.capabilities["clipboard.get"].note).toMatch(/wlr-data-control/);
+    expect(caps.capabilities.watch_user_input.note).toMatch(/org_kde_kwin_idle/);
+    // What sway 1.7 cannot do: refused with why.
+    expect(caps.capabilities["screenshot.occluded"]).toMatchObject({ supported: false });
+    expect(caps.capabilities["screenshot.occluded"].note).toMatch(/no per-window capture/);
+    // (Input: test/live/wayland-input.test.ts; element routes: test/live/wayland-elements.test.ts; the clipboard: matrix-wayland.test.ts.)
+    // A Wayland session whose compositor's IPC is not there: windows, trees and the clipboard refused, naming what is missing.
     const other = await deckhand(desktop, ["capabilities"], { stateDir, env: { SWAYSOCK: "" } });
     expect(other.envelope.result.helper.backend).toBe("atspi+wayland");
-    for (const k of ["list_windows", "get_tree"]) {
+    for (const k of ["list_windows", "get_tree", "clipboard.get"]) {
       expect(other.envelope.result.capabilities[k]).toMatchObject({ supported: false });
       expect(other.envelope.result.capabilities[k].note).toMatch(/SWAYSOCK is unset/);
     }
+    // The refusal is the orchestrator's capability gate: nothing is sent.
+    const clip = await deckhand(desktop, ["clipboard", "get"], { stateDir, env: { SWAYSOCK: "" } });
+    expect(clip.envelope.ok).toBe(false);
+    expect(clip.envelope.error).toMatchObject({ code: "ACTION_UNSUPPORTED" });
+    expect(clip.envelope.error!.message).toMatch(/clipboard get is not supported/);
     // The compositor stands for the display in the permission checks.
     const perms = await okCli(["permissions"]);
     expect(perms.checks.find((c: { id: string }) => c.id === "display")).toMatchObject({ status: "granted", nativeId: "wayland_compositor" });

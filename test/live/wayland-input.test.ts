@@ -185,35 +185,6 @@ describeWayland("Wayland input: the helper's virtual keyboard and pointer on swa
     await desktop?.stop();
   });
 
-  // ---- issue 19: the kill switch's input watch on sway (wayland/idle_watch.rs)
-  it("watch_user_input: another client's key (wtype, as a user's) is reported; the helper's own typing is not; disabled, nothing is", async () => {
-    const s = await helper();
-    expect(s.hello?.capabilities.watch_user_input).toMatchObject({ supported: true, verified: "live" });
-    const seen: { event: string; data: Record<string, unknown> }[] = [];
-    s.on("helper-event", (e: { event: string; data: Record<string, unknown> }) => seen.push(e));
-    const userInput = () => seen.filter((e) => e.event === "user_input");
-    await s.request("watch_user_input", { enabled: true });
-    await focus(target);
-    // The helper's own keys: not user input (the seat quiet before, so the watch would report any other's).
-    await new Promise((r) => setTimeout(r, 300));
-    const from = mark(target);
-    await input(s, { steps: [{ kind: "type", text: "own" }], focus: focusGuard(target) });
-    await waitUntil("the helper's keys in the app", 5000, () => String(lastText(target, from) ?? "").endsWith("own"));
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(userInput(), "the helper's own typing reported as user input").toEqual([]);
-    // Another client's key: reported, as a user's would be.
-    await promisify(execFile)("wtype", ["u"], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
-    await waitUntil("a user_input event", 3000, () => userInput().length > 0);
-    expect(userInput()[0]!.data).toEqual({ kind: "activity" });
-    // Disabled: nothing more.
-    await s.request("watch_user_input", { enabled: false });
-    const n = userInput().length;
-    await new Promise((r) => setTimeout(r, 600));
-    await promisify(execFile)("wtype", ["v"], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(userInput().length).toBe(n);
-  }, 60_000);
-
   it("the first key of a fresh helper's first input reaches a freshly started app", async () => {
     const s = await helper();
     const from = [mark(target), mark(other)] as const;
@@ -457,4 +428,32 @@ describeWayland("Wayland input: the helper's virtual keyboard and pointer on swa
       await fg.close();
     }
   });
+  // ---- issue 19: the kill switch's input watch on sway (wayland/idle_watch.rs)
+  it("watch_user_input: another client's key (wtype, as a user's) is reported; the helper's own typing is not; disabled, nothing is", async () => {
+    const s = await helper();
+    expect(s.hello?.capabilities.watch_user_input).toMatchObject({ supported: true, verified: "live" });
+    const seen: { event: string; data: Record<string, unknown> }[] = [];
+    s.on("helper-event", (e: { event: string; data: Record<string, unknown> }) => seen.push(e));
+    const userInput = () => seen.filter((e) => e.event === "user_input");
+    await s.request("watch_user_input", { enabled: true });
+    await focus(target);
+    // The helper's own keys: not user input (the seat quiet before, so the watch would report any other's).
+    await new Promise((r) => setTimeout(r, 300));
+    const from = mark(target);
+    await input(s, { steps: [{ kind: "type", text: "own" }], focus: focusGuard(target) });
+    await waitUntil("the helper's keys in the app", 5000, () => String(lastText(target, from) ?? "").endsWith("own"));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(userInput(), "the helper's own typing reported as user input").toEqual([]);
+    // Another client's key: reported, as a user's would be.
+    await promisify(execFile)("wtype", ["u"], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
+    await waitUntil("a user_input event", 3000, () => userInput().length > 0);
+    expect(userInput()[0]!.data).toEqual({ kind: "activity" });
+    // Disabled: nothing more.
+    await s.request("watch_user_input", { enabled: false });
+    const n = userInput().length;
+    await new Promise((r) => setTimeout(r, 600));
+    await promisify(execFile)("wtype", ["v"], { env: { ...process.env, ...desktop.env }, timeout: 10_000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(userInput().length).toBe(n);
+  }, 60_000);
 });
