@@ -200,14 +200,28 @@ export async function waylandRows(deps: WaylandBenchDeps): Promise<Row[]> {
     // clipboard_set (a detached owner process, confirmed) vs `wl-copy`, each
     // timed to its return; 1 KiB of text, read back whole each time.
     const CLIP = "deckhand clipboard ✓ ".repeat(48).slice(0, 1024);
-    await run("wl-copy", [CLIP], { env: denv, timeout: 10_000 });
+    const wlCopyFirst = () =>
+      new Promise<void>((resolve, reject) => {
+        const c = spawn("wl-copy", [CLIP], { env: denv, stdio: "ignore" });
+        c.once("error", reject);
+        c.once("exit", () => resolve());
+      });
+    await wlCopyFirst();
     const getArgs = { selection: "clipboard", read_text: true, max_bytes: 1 << 20 };
     if ((await h.req("clipboard_get", getArgs)).text !== CLIP) throw new Error("clipboard_get did not read what wl-copy put there");
     const clipGet = await time(runs, () => h.req("clipboard_get", getArgs));
     const wlPaste = await time(runs, () => run("wl-paste", ["--no-newline"], { env: denv, timeout: 10_000 }));
     const clipSet = await time(runs, () => h.req("clipboard_set", { selection: "clipboard", text: CLIP }));
     if ((await run("wl-paste", ["--no-newline"], { env: denv, timeout: 10_000 })).stdout !== CLIP) throw new Error("wl-paste did not read what clipboard_set put there");
-    const wlCopy = await time(runs, () => run("wl-copy", [CLIP], { env: denv, timeout: 10_000 }));
+    // wl-copy forks a process that holds the selection and keeps the pipes it inherits: timed to its first process's exit.
+    const wlCopyOnce = () =>
+      new Promise<void>((resolve, reject) => {
+        const c = spawn("wl-copy", [CLIP], { env: denv, stdio: "ignore" });
+        c.once("error", reject);
+        c.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`wl-copy exited ${code}`))));
+      });
+    const wlCopy = await time(runs, wlCopyOnce);
+    if ((await run("wl-paste", ["--no-newline"], { env: denv, timeout: 10_000 })).stdout !== CLIP) throw new Error("wl-paste did not read what wl-copy put there");
     rows.push({
       name: "Wayland: helper clipboard_get, 1 KiB of text (wlr-data-control, through a pipe)",
       p50: percentile(clipGet, 50),
