@@ -124,8 +124,10 @@ export async function resolveApp(engine: HelperPort & AppCache, selector: string
   return app;
 }
 
-/** Windows of one app, front-most first; windowIndex indexes this list. */
-/** The app's windows, topmost first; `popups`: also popups that cost calls into the app to find (sway's). */
+/**
+ * Windows of one app, front-most first; windowIndex indexes this list.
+ * `popups`: also the popups that cost calls into the app to find (sway's).
+ */
 export async function appWindows(engine: HelperPort, pid: number, opts: { popups?: boolean } = {}): Promise<WireWindow[]> {
   const { supervisor } = await engine.helper();
   const { result } = await supervisor.request("list_windows", { pid, ...(opts.popups ? { popups: true } : {}) });

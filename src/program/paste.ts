@@ -87,11 +87,12 @@ export async function pasteStep(
 ): Promise<PasteOutcome> {
   const { supervisor, hello } = await engine.helper();
   const el = plan.element;
-  // Asked once, before the element's focus: it may activate the window (below).
-  const g = guard();
+  // The focus guard is asked once keys are about to go; with an element,
+  // before its focus, which may use the program's activation (below).
+  let g = el ? guard() : null;
   if (el) {
     const focusElement = async () => {
-        const focused = await supervisor.request("element_action", {
+      const focused = await supervisor.request("element_action", {
         pid: app.pid,
         window_id: windowId,
         locator: locatorOf(el),
@@ -115,7 +116,7 @@ export async function pasteStep(
     // never reads back focused). With the grant to activate, the window is
     // activated and the element focused again; on X11 the toolkit's own
     // presenting made this unneeded, and it does not run.
-    if (!secure && !(readBack || (f !== null && isElement(f, el))) && g.activate && hello.capabilities["window_op"]?.supported) {
+    if (!secure && !(readBack || (f !== null && isElement(f, el))) && g!.activate && hello.capabilities["window_op"]?.supported) {
       await supervisor.request("window_op", { window_id: windowId, op: "activate" });
       ({ readBack, f, secure } = await focusElement());
     }
@@ -127,6 +128,7 @@ export async function pasteStep(
   } else {
     await checkFocusNotSecure(engine, app, windowId, step, { paste: true });
   }
+  g ??= guard();
   const reply = await supervisor.request(
     "paste",
     { selection: plan.selection, text: plan.text, chord: plan.chord, focus: g, restore: plan.restore, wait_ms: PASTE_WAIT_MS },

@@ -9,7 +9,7 @@
 // own pointer log (it stays where the click left it), and none for
 // gtk3-widget-factory, which logs nothing (said in the rows).
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { QT5_FIXTURE, type Fixture, type TreeApp } from "../harness.ts";
+import { QT5_FIXTURE, waitUntil, type Fixture, type TreeApp } from "../harness.ts";
 import { Serve } from "../deckhand.ts";
 import { pointer, quietViolations, since } from "./oracles.ts";
 import { rowTest, type MatrixDesk } from "./desk.ts";
@@ -68,7 +68,12 @@ export function pointClickAppRows(on: MatrixDesktop, desk: () => MatrixDesk, fil
       expect(r.ok, JSON.stringify(r.error)).toBe(true);
       expect(r.result).toMatchObject({ route: "foreground_input", cleanup: { pointer_restored: desk().restoresPointer } });
       expect(tracedOps(fg).slice(opsBefore)).toEqual(["list_windows", "point_click"]);
-      const { st: after } = await observeTimed(fg, { app: app() });
+      // The app moves its focus once it has handled the press: read until it shows (bounded), the last reading kept.
+      let after: any;
+      await waitUntil("the clicked entry focused", 3000, async () => {
+        after = (await observeTimed(fg, { app: app() })).st;
+        return after.snapshot.elements.find((e: any) => e.index === entry.index)?.focused === true ? true : undefined;
+      }).catch(() => undefined);
       expect(after.snapshot.elements.find((e: any) => e.index === entry.index)?.focused, lineOf(after, entry.index)).toBe(true);
       expect(xPointer()).toBe(p0);
     });
