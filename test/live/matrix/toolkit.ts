@@ -7,7 +7,7 @@ import { alivePid, treeUsage } from "../harness.ts";
 import type { Serve } from "../deckhand.ts";
 import { metric } from "./results.ts";
 
-/** Harm bounds: what observing 5 times and acting may cost the target. Not a speed threshold. HARM_CPU_S (and why 4 s) lives with the rows that quote it. */
+/** Harm bounds: what observing 5 times and acting may cost the target. Not a speed threshold. HARM_CPU_S (and why 5 s) lives with the rows that quote it. */
 import { HARM_CPU_S } from "./rows.ts";
 export { HARM_CPU_S };
 export const HARM_RSS_BYTES = 50 * 1024 * 1024;
